@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"corral/tools"
+)
+
+// AutoApprove allows every action. It is what --auto-approve selects.
+type AutoApprove struct{}
+
+// Approve allows a.
+func (AutoApprove) Approve(context.Context, tools.Action) error { return nil }
+
+// Refuse declines every action because there is no one to ask.
+type Refuse struct{}
+
+// Approve declines a.
+func (Refuse) Approve(_ context.Context, a tools.Action) error {
+	return fmt.Errorf("Not run: %s needs approval, and approval could not be asked (no terminal). Rerun corral with --auto-approve to allow it.", a.Tool)
+}
+
+// TerminalApprover asks on a terminal, one y/N question per action.
+type TerminalApprover struct {
+	In  io.Reader
+	Out io.Writer
+
+	mu sync.Mutex
+	rd *bufio.Reader
+}
+
+// Approve shows a and waits for an answer. Anything but yes declines.
+func (t *TerminalApprover) Approve(ctx context.Context, a tools.Action) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rd == nil {
+		t.rd = bufio.NewReader(t.In)
+	}
+	fmt.Fprintf(t.Out, "\ncorral wants to %s:\n  %s\nAllow? [y/N] ", verb(a.Tool), a.Description)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := t.rd.ReadString('\n')
+		answer <- strings.ToLower(strings.TrimSpace(line))
+	}()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(t.Out)
+		return errors.New("Not run: interrupted by the user.")
+	case s := <-answer:
+		if s == "y" || s == "yes" {
+			return nil
+		}
+		return fmt.Errorf("Not run: the user declined %s.", a.Tool)
+	}
+}
+
+func verb(tool string) string {
+	if tool == "run_bash" {
+		return "run a command"
+	}
+	return "change a file"
+}
+
+// DefaultApprover is the gate for flags and a process's standard streams:
+// --auto-approve allows everything; otherwise a terminal is asked, and
+// without one every action is declined. A silent yes is never the default.
+func DefaultApprover(autoApprove bool) tools.Approver {
+	switch {
+	case autoApprove:
+		return AutoApprove{}
+	case IsTerminal(os.Stdin) && IsTerminal(os.Stderr):
+		return &TerminalApprover{In: os.Stdin, Out: os.Stderr}
+	default:
+		return Refuse{}
+	}
+}

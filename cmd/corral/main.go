@@ -1,0 +1,79 @@
+// Command corral is a terminal coding agent whose safety lives in the
+// executor: the model gets four tools, and each runs behind checks that no
+// model output can talk its way past.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `corral — a coding agent that keeps to its workspace
+
+Usage:
+  corral -p PROMPT [flags]            run one task and print the answer
+  corral tool NAME 'JSON-ARGS' [flags] run one tool call, as the agent would
+  corral sh -c 'SCRIPT' [ARGS...]      run a script with corral's embedded bash
+  corral sh FILE [ARGS...]
+
+Run 'corral COMMAND --help' for a command's flags.
+`
+
+// exitError carries a process exit status out of a subcommand.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var err error
+	switch {
+	case len(args) > 0 && args[0] == "tool":
+		err = runTool(args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "sh":
+		err = runSh(args[1:], stdin, stdout, stderr)
+	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = runAgent(args, stdin, stdout, stderr)
+	}
+	var ee exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	default:
+		fmt.Fprintln(stderr, "corral:", err)
+		return 1
+	}
+}
+
+// parseInterspersed parses flags that may stand before, between or after
+// the positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,5 @@
+module corral
+
+go 1.26.8
+
+require golang.org/x/sys v0.48.0
