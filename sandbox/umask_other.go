@@ -1,0 +1,5 @@
+//go:build !unix
+
+package sandbox
+
+var newFileMode uint32 = 0o666
