@@ -1,0 +1,5 @@
+package sandbox
+
+import "corral/sandbox/internal/guestsrc"
+
+func guestSourcesHash() (string, error) { return guestsrc.Hash(".") }
