@@ -68,16 +68,18 @@ func verb(tool string) string {
 	return "change a file"
 }
 
-// DefaultApprover is the gate for flags and a process's standard streams:
-// --auto-approve allows everything; otherwise a terminal is asked, and
-// without one every action is declined. A silent yes is never the default.
-func DefaultApprover(autoApprove bool) tools.Approver {
-	switch {
-	case autoApprove:
+// DefaultApprover is the gate for a command's flags and standard streams:
+// --auto-approve allows everything; otherwise, when in and out are a
+// terminal, it is asked, and without one every action is declined. A silent
+// yes is never the default.
+func DefaultApprover(autoApprove bool, in io.Reader, out io.Writer) tools.Approver {
+	if autoApprove {
 		return AutoApprove{}
-	case IsTerminal(os.Stdin) && IsTerminal(os.Stderr):
-		return &TerminalApprover{In: os.Stdin, Out: os.Stderr}
-	default:
-		return Refuse{}
 	}
+	fin, ok1 := in.(*os.File)
+	fout, ok2 := out.(*os.File)
+	if ok1 && ok2 && IsTerminal(fin) && IsTerminal(fout) {
+		return &TerminalApprover{In: in, Out: out}
+	}
+	return Refuse{}
 }

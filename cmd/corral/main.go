@@ -35,7 +35,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case len(args) > 0 && args[0] == "tool":
-		err = runTool(args[1:], stdout, stderr)
+		err = runTool(args[1:], stdin, stdout, stderr)
 	case len(args) > 0 && args[0] == "sh":
 		err = runSh(args[1:], stdin, stdout, stderr)
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):

@@ -29,7 +29,7 @@ error (an unknown tool, arguments that are not a JSON object).
 Flags:
 `
 
-func runTool(args []string, stdout, stderr io.Writer) error {
+func runTool(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("corral tool", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "the workspace `DIR`ectory the tools are confined to")
@@ -79,7 +79,7 @@ func runTool(args []string, stdout, stderr io.Writer) error {
 	ex := tools.NewExecutor(tools.Config{
 		Workspace:      ws,
 		Files:          guest,
-		Approver:       agent.DefaultApprover(*autoApprove),
+		Approver:       agent.DefaultApprover(*autoApprove, stdin, stderr),
 		CommandTimeout: *timeout,
 	})
 	res := ex.Run(ctx, name, json.RawMessage(raw))
