@@ -32,29 +32,43 @@ type TerminalApprover struct {
 	In  io.Reader
 	Out io.Writer
 
-	mu sync.Mutex
-	rd *bufio.Reader
+	mu    sync.Mutex
+	once  sync.Once
+	lines chan string // closed at EOF
 }
 
 // Approve shows a and waits for an answer. Anything but yes declines.
 func (t *TerminalApprover) Approve(ctx context.Context, a tools.Action) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.rd == nil {
-		t.rd = bufio.NewReader(t.In)
+	// One reader for the approver's life: a read cannot be abandoned, and
+	// a second reader would race the first for the user's next answer.
+	t.once.Do(func() {
+		t.lines = make(chan string)
+		go func() {
+			defer close(t.lines)
+			sc := bufio.NewScanner(t.In)
+			for sc.Scan() {
+				t.lines <- sc.Text()
+			}
+		}()
+	})
+	// A line typed before this question is not an answer to it.
+	for drained := false; !drained; {
+		select {
+		case _, ok := <-t.lines:
+			drained = !ok
+		default:
+			drained = true
+		}
 	}
 	fmt.Fprintf(t.Out, "\ncorral wants to %s:\n  %s\nAllow? [y/N] ", verb(a.Tool), a.Description)
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := t.rd.ReadString('\n')
-		answer <- strings.ToLower(strings.TrimSpace(line))
-	}()
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(t.Out)
 		return errors.New("Not run: interrupted by the user.")
-	case s := <-answer:
-		if s == "y" || s == "yes" {
+	case line := <-t.lines:
+		if s := strings.ToLower(strings.TrimSpace(line)); s == "y" || s == "yes" {
 			return nil
 		}
 		return fmt.Errorf("Not run: the user declined %s.", a.Tool)
