@@ -1,0 +1,205 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The interpreter parses all of bash but cannot run all of it, and it finds
+// out half-way through: a script that has already changed files then stops
+// with "unhandled command node". unsupported walks the syntax tree before
+// anything runs so that such a script goes whole to the system shell. The
+// lists below were checked against mvdan.cc/sh/v3 v3.14.1, case by case.
+
+// missingBuiltins are names the interpreter treats as builtins but does not
+// implement ("unsupported builtin"), so they would not fall through to a
+// program on PATH either.
+var missingBuiltins = map[string]bool{
+	"bg": true, "fc": true, "fg": true, "jobs": true, "kill": true, "newgrp": true,
+	"umask": true, "bind": true, "caller": true, "compgen": true, "complete": true,
+	"compopt": true, "disown": true, "enable": true, "history": true, "logout": true,
+	"suspend": true, "ulimit": true,
+}
+
+// missingVars are bash variables the interpreter leaves empty.
+var missingVars = map[string]bool{
+	"PIPESTATUS": true, "FUNCNAME": true, "SECONDS": true, "BASH_SOURCE": true,
+	"BASH_LINENO": true, "BASHPID": true, "EPOCHSECONDS": true, "EPOCHREALTIME": true,
+}
+
+// declareFlags are the declare/typeset/local options the interpreter knows.
+var declareFlags = "xraAngfp"
+
+// printfVerbs are the conversions of the interpreter's printf; flags and
+// widths are handled, precision ("%.2f") is not.
+const printfVerbs = "%csbdiuox"
+const printfFlags = "+- 0123456789"
+
+// unsupported returns why the interpreter cannot run f, or "" if it can.
+func unsupported(f *syntax.File) string {
+	var why string
+	syntax.Walk(f, func(node syntax.Node) bool {
+		if why != "" {
+			return false
+		}
+		switch n := node.(type) {
+		case *syntax.CoprocClause:
+			why = "coproc"
+		case *syntax.Stmt:
+			if n.Coprocess {
+				why = "coproc"
+			}
+		case *syntax.Redirect:
+			why = redirectProblem(n)
+		case *syntax.ExtGlob:
+			why = "extended globbing (extglob)"
+		case *syntax.ParamExp:
+			if n.Param != nil && missingVars[n.Param.Value] {
+				why = "$" + n.Param.Value
+			}
+		case *syntax.DeclClause:
+			for _, a := range n.Args {
+				if a.Naked && a.Name != nil && strings.HasPrefix(a.Name.Value, "-") {
+					for _, c := range a.Name.Value[1:] {
+						if !strings.ContainsRune(declareFlags, c) {
+							why = fmt.Sprintf("%s -%c", n.Variant.Value, c)
+							break
+						}
+					}
+				}
+			}
+		case *syntax.CallExpr:
+			why = callProblem(n)
+		}
+		return why == ""
+	})
+	return why
+}
+
+func redirectProblem(r *syntax.Redirect) string {
+	if r.N != nil {
+		switch r.N.Value {
+		case "0", "1", "2":
+		default:
+			return "redirection of file descriptor " + r.N.Value
+		}
+	}
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc,
+		syntax.WordHdoc, syntax.RdrAll, syntax.AppAll:
+		return ""
+	case syntax.DplOut:
+		switch r.Word.Lit() {
+		case "1", "2", "-":
+			return ""
+		}
+		return "redirection " + r.Op.String() + printWord(r.Word)
+	case syntax.DplIn:
+		if r.Word.Lit() == "-" {
+			return ""
+		}
+		return "redirection " + r.Op.String() + printWord(r.Word)
+	}
+	return "redirection " + r.Op.String()
+}
+
+func printWord(w *syntax.Word) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, w); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+func callProblem(c *syntax.CallExpr) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	name := c.Args[0].Lit()
+	// "builtin kill" and "command kill" reach the same builtins.
+	args := c.Args[1:]
+	for (name == "builtin" || name == "command") && len(args) > 0 {
+		name, args = args[0].Lit(), args[1:]
+	}
+	if missingBuiltins[name] {
+		return name
+	}
+	switch name {
+	case "printf":
+		if len(args) == 0 {
+			return ""
+		}
+		if args[0].Lit() == "-v" {
+			return "printf -v"
+		}
+		if args[0].Lit() == "--" && len(args) > 1 {
+			args = args[1:]
+		}
+		if format, ok := literalString(args[0]); ok {
+			if v := badPrintfVerb(format); v != "" {
+				return "printf " + v
+			}
+		}
+	case "wait":
+		for _, a := range args {
+			if s := a.Lit(); strings.HasPrefix(s, "-") {
+				return "wait " + s
+			}
+		}
+	}
+	return ""
+}
+
+// literalString returns the value of a word made only of literal and quoted
+// parts, as printf's format usually is.
+func literalString(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// badPrintfVerb returns the first conversion in format that the
+// interpreter's printf rejects, such as "%.2f" or "%q".
+func badPrintfVerb(format string) string {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte(printfFlags, format[j]) >= 0 {
+			j++
+		}
+		if j >= len(format) {
+			return format[i:]
+		}
+		if strings.IndexByte(printfVerbs, format[j]) < 0 {
+			// Name the whole conversion, as in "%.2f".
+			k := j
+			for k < len(format) && strings.IndexByte(".*0123456789", format[k]) >= 0 {
+				k++
+			}
+			return format[i:min(k+1, len(format))]
+		}
+		i = j
+	}
+	return ""
+}
