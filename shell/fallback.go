@@ -48,7 +48,7 @@ func (e *engine) fallback(ctx context.Context, script, why string) (int, string)
 		if runtime.GOOS == "windows" {
 			looked = "ps-bash, bash and cmd.exe on PATH"
 		}
-		note := fmt.Sprintf("[not run: %s, and no system shell was found to run it instead (looked for %s)]", why, looked)
+		note := fmt.Sprintf("not run: %s, and no system shell was found to run it instead (looked for %s)", why, looked)
 		return 127, note
 	}
 	args := append([]string{path}, pre...)
@@ -62,7 +62,7 @@ func (e *engine) fallback(ctx context.Context, script, why string) (int, string)
 	cmd.Env = append([]string(nil), e.env...)
 	cmd.Dir = e.opts.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.opts.Stdin, e.stdout, e.stderr
-	note := fmt.Sprintf("[ran with the system shell %s: %s]", path, why)
+	note := fmt.Sprintf("ran with the system shell %s: %s", path, why)
 	err := e.tree.run(ctx, cmd)
 	if err == nil {
 		return 0, note

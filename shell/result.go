@@ -14,7 +14,7 @@ func (r Result) Text() string {
 	var segs []segment
 	text := func(s string) { segs = append(segs, segment{text: s}) }
 	if r.Fallback != "" {
-		text(r.Fallback + "\n")
+		text("[" + r.Fallback + "]\n")
 	}
 	out := streamSegments(r.stdout, r.Stdout)
 	segs = append(segs, out...)
