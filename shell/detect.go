@@ -61,13 +61,25 @@ func unsupported(f *syntax.File) string {
 			}
 		case *syntax.DeclClause:
 			for _, a := range n.Args {
-				if a.Naked && a.Name != nil && strings.HasPrefix(a.Name.Value, "-") {
-					for _, c := range a.Name.Value[1:] {
-						if !strings.ContainsRune(declareFlags, c) {
-							why = fmt.Sprintf("%s -%c", n.Variant.Value, c)
-							break
-						}
+				// Options parse as naked words: no name, the value "-i".
+				opt := ""
+				switch {
+				case a.Name == nil && a.Value != nil:
+					opt = a.Value.Lit()
+				case a.Naked && a.Name != nil:
+					opt = a.Name.Value
+				}
+				if !strings.HasPrefix(opt, "-") {
+					continue
+				}
+				for _, c := range opt[1:] {
+					if !strings.ContainsRune(declareFlags, c) {
+						why = fmt.Sprintf("%s -%c", n.Variant.Value, c)
+						break
 					}
+				}
+				if why != "" {
+					break
 				}
 			}
 		case *syntax.CallExpr:
