@@ -3,6 +3,8 @@ package shell
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"runtime"
 )
@@ -61,9 +63,15 @@ func (e *engine) fallback(ctx context.Context, script, why string) (int, string)
 	cmd.Args = args
 	cmd.Env = append([]string(nil), e.env...)
 	cmd.Dir = e.opts.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.opts.Stdin, e.stdout, e.stderr
+	cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
+	stdin, closeStdin, err := fileStdin(e.opts.Stdin)
+	if err != nil {
+		return 126, fmt.Sprintf("not run: %s, and the system shell's input could not be set up: %v", why, err)
+	}
+	cmd.Stdin = stdin
 	note := fmt.Sprintf("ran with the system shell %s: %s", path, why)
-	err := e.tree.run(ctx, cmd)
+	err = e.tree.run(ctx, cmd)
+	closeStdin()
 	if err == nil {
 		return 0, note
 	}
@@ -73,4 +81,26 @@ func (e *engine) fallback(ctx context.Context, script, why string) (int, string)
 	st := statusOf(ctx, e.stderr, err)
 	code, _ := exitCode(st)
 	return code, note
+}
+
+// fileStdin turns a reader that is not a file into a pipe, as the
+// interpreter does for its programs. Given a plain reader, os/exec would copy
+// it in a goroutine that Wait waits for, and a reader on a terminal only
+// returns when the user types a line.
+func fileStdin(r io.Reader) (io.Reader, func(), error) {
+	switch r := r.(type) {
+	case nil:
+		return nil, func() {}, nil
+	case *os.File:
+		return r, func() {}, nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	go func() {
+		_, _ = io.Copy(pw, r)
+		pw.Close()
+	}()
+	return pr, func() { pr.Close() }, nil
 }

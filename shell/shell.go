@@ -146,7 +146,13 @@ type engine struct {
 	env            []string
 }
 
-func (e *engine) interpret(ctx context.Context, file *syntax.File) (int, error) {
+func (e *engine) interpret(ctx context.Context, file *syntax.File) (code int, err error) {
+	// A panic inside the interpreter must not take corral down with it.
+	defer func() {
+		if p := recover(); p != nil {
+			code, err = 1, fmt.Errorf("the embedded shell failed: %v", p)
+		}
+	}()
 	r, err := e.newRunner(e.opts.Dir, expand.ListEnviron(e.env...), e.opts.Stdin, e.stdout, e.stderr)
 	if err != nil {
 		return 1, err
@@ -204,7 +210,7 @@ func (e *engine) execMiddleware(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		hc := interp.HandlerCtx(ctx)
 		path, err := interp.LookPathDir(hc.Dir, hc.Env, args[0])
 		if err != nil {
-			return stand(ctx, args)
+			return standIn(ctx, hc, stand, args)
 		}
 		cmd := exec.Command(path)
 		cmd.Args = args
@@ -217,6 +223,17 @@ func (e *engine) execMiddleware(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		}
 		return statusOf(ctx, hc.Stderr, err)
 	}
+}
+
+// standIn runs a Go coreutil, whose panic must not take corral down.
+func standIn(ctx context.Context, hc interp.HandlerContext, stand interp.ExecHandlerFunc, args []string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(hc.Stderr, "%s: failed: %v\n", args[0], p)
+			err = interp.ExitStatus(2)
+		}
+	}()
+	return stand(ctx, args)
 }
 
 // stdinOf passes the interpreter's input on. A nil input, the empty one,

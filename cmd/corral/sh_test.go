@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,19 @@ func TestShHelp(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run([]string{"sh", "--help"}, strings.NewReader(""), &out, &errOut); code != 0 || !strings.Contains(out.String(), "corral sh") {
 		t.Errorf("exit %d, stdout %q", code, out.String())
+	}
+}
+
+// A script the embedded shell cannot run goes to the system shell, with the
+// same arguments and input, and a note on stderr.
+func TestShFallback(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash on PATH, which this machine lacks")
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"sh", "--workspace", t.TempDir(), "-c", `coproc true; read -r x; echo "$0:$1:$x"; exit 5`, "name", "arg"},
+		strings.NewReader("input\n"), &out, &errOut)
+	if code != 5 || out.String() != "name:arg:input\n" || !strings.Contains(errOut.String(), "corral sh: ran with the system shell") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }
