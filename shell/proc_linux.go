@@ -24,9 +24,15 @@ var subreaper struct {
 // to init, where the sweep can find them. It is process-wide, so orphans of
 // programs started by other parts of corral are adopted too; the sweep
 // leaves those alone (they share corral's process group).
+//
+// It also makes corral non-dumpable. Programs are not confined, and a
+// program running as the same user could otherwise read corral's original
+// environment, credentials included, from /proc/PPID/environ, or attach to
+// it with ptrace; a non-dumpable process's /proc files belong to root.
 func enableSubreaper() {
 	subreaper.once.Do(func() {
 		subreaper.ok = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	})
 }
 
