@@ -61,6 +61,9 @@ func (e *engine) fallback(ctx context.Context, script, why string) (int, string)
 	}
 	cmd := exec.Command(path)
 	cmd.Args = args
+	if pre[0] == "/c" {
+		cmdExeLine(cmd, path, script)
+	}
 	cmd.Env = append([]string(nil), e.env...)
 	cmd.Dir = e.opts.Dir
 	cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
