@@ -27,7 +27,23 @@ var missingBuiltins = map[string]bool{
 var missingVars = map[string]bool{
 	"PIPESTATUS": true, "FUNCNAME": true, "SECONDS": true, "BASH_SOURCE": true,
 	"BASH_LINENO": true, "BASHPID": true, "EPOCHSECONDS": true, "EPOCHREALTIME": true,
+	"_": true, // `mkdir d && cd $_` would get the wrong word
 }
+
+// bashOpts are the shopt options the interpreter can turn on.
+var bashOpts = map[string]bool{
+	"dotglob": true, "expand_aliases": true, "extglob": true, "globstar": true,
+	"nocaseglob": true, "nullglob": true,
+}
+
+// setOpts are the set -o options, and setFlags their letters, that the
+// interpreter knows.
+var setOpts = map[string]bool{
+	"allexport": true, "errexit": true, "noexec": true, "noglob": true,
+	"nounset": true, "xtrace": true, "pipefail": true,
+}
+
+const setFlags = "aenfux"
 
 // declareFlags are the declare/typeset/local options the interpreter knows.
 var declareFlags = "xraAngfp"
@@ -156,8 +172,103 @@ func callProblem(c *syntax.CallExpr) string {
 		}
 	case "wait":
 		for _, a := range args {
-			if s := a.Lit(); strings.HasPrefix(s, "-") {
+			if s := a.Lit(); strings.HasPrefix(s, "-") || strings.HasPrefix(s, "%") {
 				return "wait " + s
+			}
+		}
+	case "read":
+		return flagProblem("read", args, "rsap", "p")
+	case "cd", "pushd":
+		if len(args) > 0 {
+			if s := args[0].Lit(); len(s) > 1 && s[0] == '-' && s != "--" && !isDigits(s[1:]) {
+				return name + " " + s
+			}
+		}
+	case "trap":
+		return trapProblem(args)
+	case "shopt":
+		on := false
+		for _, a := range args {
+			s := a.Lit()
+			switch {
+			case s == "-s":
+				on = true
+			case strings.HasPrefix(s, "-"):
+			case on && s != "" && !bashOpts[s]:
+				return "shopt -s " + s
+			}
+		}
+	case "set":
+		return setProblem(args)
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// flagProblem checks the leading options of a builtin against the letters
+// it knows; letters in withValue take the next word as their value.
+func flagProblem(name string, args []*syntax.Word, known, withValue string) string {
+	for i := 0; i < len(args); i++ {
+		s := args[i].Lit()
+		if s == "--" || len(s) < 2 || s[0] != '-' {
+			return ""
+		}
+		for _, c := range s[1:] {
+			if !strings.ContainsRune(known, c) {
+				return fmt.Sprintf("%s -%c", name, c)
+			}
+			if strings.ContainsRune(withValue, c) {
+				i++
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// trapProblem: the interpreter traps only EXIT and ERR.
+func trapProblem(args []*syntax.Word) string {
+	if len(args) < 2 {
+		return ""
+	}
+	if s := args[0].Lit(); s == "-l" || s == "-p" {
+		return ""
+	}
+	for _, a := range args[1:] {
+		sig, ok := literalString(a)
+		if !ok {
+			continue
+		}
+		switch strings.ToUpper(sig) {
+		case "EXIT", "ERR", "0":
+		default:
+			return "trap on " + sig
+		}
+	}
+	return ""
+}
+
+func setProblem(args []*syntax.Word) string {
+	for i := 0; i < len(args); i++ {
+		s := args[i].Lit()
+		if s == "--" || s == "-" || len(s) < 2 || (s[0] != '-' && s[0] != '+') {
+			return ""
+		}
+		for _, c := range s[1:] {
+			if c == 'o' {
+				if i+1 < len(args) {
+					i++
+					if o := args[i].Lit(); o != "" && !setOpts[o] {
+						return "set -o " + o
+					}
+				}
+				continue
+			}
+			if !strings.ContainsRune(setFlags, c) {
+				return fmt.Sprintf("set %c%c", s[0], c)
 			}
 		}
 	}

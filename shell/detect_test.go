@@ -42,6 +42,20 @@ func TestUnsupported(t *testing.T) {
 		{"f() { echo $FUNCNAME; }", "$FUNCNAME"},
 		{"shopt -s extglob; ls !(x)", "extended globbing (extglob)"},
 		{"sleep 1 & wait -n", "wait -n"},
+		{"sleep 1 & wait %1", "wait %1"},
+		{"read -r -p prompt -s x; read -ra arr", ""},
+		{"read -t 1 x", "read -t"},
+		{"read -rn1 x", "read -n"},
+		{"cd -P /tmp", "cd -P"},
+		{"cd -; cd -- d; pushd -1", ""},
+		{"trap 'rm -f x' EXIT; trap - ERR; trap -p", ""},
+		{"trap 'echo bye' INT TERM", "trap on INT"},
+		{"shopt -s nullglob dotglob; shopt -u failglob", ""},
+		{"shopt -s failglob", "shopt -s failglob"},
+		{"set -euo pipefail; set +x; set -- a b; set -e -x", ""},
+		{"set -o posix", "set -o posix"},
+		{"set -C", "set -C"},
+		{"mkdir d && cd $_", "$_"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.script, func(t *testing.T) {
