@@ -87,6 +87,9 @@ func (c confine) open(ctx context.Context, path string, flag int, perm os.FileMo
 	if runtime.GOOS == "windows" && path == "NUL" {
 		return os.OpenFile(os.DevNull, flag, perm)
 	}
+	if path == "" {
+		return nil, &os.PathError{Op: "open", Path: path, Err: os.ErrNotExist}
+	}
 	rel, err := c.resolve(ctx, path)
 	if err != nil {
 		return nil, refused("open", path, err)

@@ -115,10 +115,10 @@ func TestRunGigabyteBoundedMemory(t *testing.T) {
 			}
 		}
 	}()
-	res := run(t, workspace(t), "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 1000000000; echo END", 90*time.Second)
+	res := run(t, workspace(t), "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 1000000000; echo END", 45*time.Second)
 	close(done)
 	if res.TimedOut {
-		t.Skip("1 GB took over 90s on this machine")
+		t.Skip("1 GB took over 45s on this machine")
 	}
 	if growth := peak - before.HeapAlloc; growth > 32<<20 {
 		t.Errorf("heap grew by %d MiB", growth>>20)
@@ -263,5 +263,21 @@ func TestArgsAndDir(t *testing.T) {
 	want := "script|a|b c|2\n" + filepath.Join(ws.Dir(), "sub") + "\n\n[exit 0]"
 	if got := res.Text(); got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Runaway recursion stops the script, not corral: a Go stack overflow
+// would kill the whole process.
+func TestRunawayRecursion(t *testing.T) {
+	res := run(t, workspace(t), "f() { f; }; f; echo not reached", time.Minute)
+	if res.TimedOut || res.ExitCode != 1 || !strings.Contains(res.Stderr, "too deeply") {
+		t.Errorf("got:\n%s", res.Text())
+	}
+}
+
+func TestRedirectToEmptyName(t *testing.T) {
+	res := run(t, workspace(t), "echo x > ''", time.Minute)
+	if res.ExitCode != 1 || !strings.Contains(res.Stderr, "does not exist") {
+		t.Errorf("got:\n%s", res.Text())
 	}
 }

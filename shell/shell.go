@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -144,6 +146,7 @@ type engine struct {
 	tree           *tree
 	stdout, stderr io.Writer
 	env            []string
+	calls          atomic.Uint64 // simple commands run, for depthGuard
 }
 
 func (e *engine) interpret(ctx context.Context, file *syntax.File) (code int, err error) {
@@ -188,7 +191,14 @@ func (e *engine) newRunner(dir string, env expand.Environ, stdin io.Reader, stdo
 		interp.ReadDirHandler2(c.readDir),
 		interp.StatHandler(c.stat),
 		interp.AccessHandler(c.access),
-		interp.CallHandler(c.call),
+		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
+			if e.calls.Add(1)%depthCheckEvery == 0 {
+				if err := depthGuard(); err != nil {
+					return nil, err
+				}
+			}
+			return c.call(ctx, args)
+		}),
 	)
 }
 
@@ -315,4 +325,27 @@ func execEnv(env expand.Environ) []string {
 		}
 	}
 	return list
+}
+
+// maxFrames bounds the Go stack of the interpreter, about a dozen frames
+// per level of function, source or eval nesting. Runaway recursion
+// (`f() { f; }; f`) would otherwise grow the stack to Go's limit before the
+// timeout, and a stack overflow kills the whole process, not just the run.
+const maxFrames = 30000
+
+var errTooDeep = fmt.Errorf("the script nests functions, source or eval too deeply (about %d levels); stopped", maxFrames/12)
+
+// depthCheckEvery spaces out the checks: one costs a walk of the whole
+// stack once the recursion is deep, and a few dozen levels more or less do
+// not matter.
+const depthCheckEvery = 128
+
+// depthGuard fails once the stack is deeper than maxFrames. Skipping that
+// many frames to find one more costs nothing at an ordinary depth.
+func depthGuard() error {
+	var pc [1]uintptr
+	if runtime.Callers(maxFrames, pc[:]) > 0 {
+		return errTooDeep
+	}
+	return nil
 }
