@@ -91,7 +91,8 @@ func Run(ctx context.Context, opts Options, script string) Result {
 		stderr = res.stderr
 	}
 
-	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	var runCtx context.Context
+	var cancel context.CancelFunc
 	if opts.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 	} else {
