@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -99,5 +101,31 @@ func TestBuiltinLoopTimesOut(t *testing.T) {
 	}
 	if !res.TimedOut {
 		t.Errorf("not timed out: %s", res.Text())
+	}
+}
+
+// The sweep kills and reaps only what the runs started: a program that
+// another part of corral started with os/exec keeps running, and its Wait
+// still gets its exit status.
+func TestSweepSparesOtherChildren(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sweep exists only on Linux")
+	}
+	need(t, "sleep", "setsid", "bash")
+	other := exec.Command("sleep", "2")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	arg := sleepArg()
+	run(t, workspace(t), fmt.Sprintf("bash -c 'setsid sleep %[1]s &'; setsid sleep %[1]s & sleep 0.2", arg), 10*time.Second)
+	if err := other.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the sweep killed a program it did not start: %v", err)
+	}
+	other.Process.Kill()
+	if err := other.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("Wait = %v, want the kill's exit status (not a stolen one)", err)
+	}
+	if left := survivors(arg); len(left) > 0 {
+		t.Errorf("survivors: %v", left)
 	}
 }
