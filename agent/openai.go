@@ -189,11 +189,13 @@ func (p *openAIProvider) stream(ctx context.Context, req Request, onDelta func(k
 		calls                   []*openAICall
 		finish                  string
 		chunks                  int
+		sawUsage                bool
 	)
 	for stream.Next() {
 		chunk := stream.Current()
 		chunks++
-		if chunk.JSON.Usage.Valid() {
+		if chunk.JSON.Usage.Valid() && chunk.JSON.Usage.Raw() != "null" {
+			sawUsage = true
 			u := chunk.Usage
 			reply.Usage = Usage{
 				InputTokens:     u.PromptTokens - u.PromptTokensDetails.CachedTokens,
@@ -231,7 +233,9 @@ func (p *openAIProvider) stream(ctx context.Context, req Request, onDelta func(k
 	if err := stream.Err(); err != nil {
 		return Reply{}, p.classify(err)
 	}
-	if chunks == 0 || finish == "" && len(calls) == 0 && text.Len() == 0 && refusal.Len() == 0 {
+	// A stream that ends without a finish reason (or, from servers that
+	// omit it, the closing usage) was cut off, even if it ended cleanly.
+	if chunks == 0 || finish == "" && !sawUsage {
 		return Reply{}, &StreamError{Provider: "openai", Err: errors.New("the stream ended before the reply was complete")}
 	}
 
@@ -274,8 +278,9 @@ func (p *openAIProvider) stream(ctx context.Context, req Request, onDelta func(k
 
 // addCallDelta folds one streamed tool-call delta into calls. Deltas of one
 // call share an index; a delta that brings a new ID for an index whose call
-// already has a name starts another call, which is how some servers send
-// several complete calls all at index 0.
+// already has an ID, or a name for an index whose call is complete, starts
+// another call: that is how some servers send several complete calls, all
+// at index 0.
 func addCallDelta(calls []*openAICall, tc openai.ChatCompletionChunkChoiceDeltaToolCall) []*openAICall {
 	var c *openAICall
 	for i := len(calls) - 1; i >= 0; i-- {
@@ -284,7 +289,9 @@ func addCallDelta(calls []*openAICall, tc openai.ChatCompletionChunkChoiceDeltaT
 			break
 		}
 	}
-	if c == nil || (tc.ID != "" && c.id != "" && tc.ID != c.id && c.name != "") {
+	newID := tc.ID != "" && c != nil && c.id != "" && tc.ID != c.id
+	newName := tc.Function.Name != "" && c != nil && c.name != "" && json.Valid([]byte(c.arguments.String()))
+	if c == nil || newID || newName {
 		c = &openAICall{index: tc.Index}
 		if len(calls) > 0 && tc.Index <= calls[len(calls)-1].index {
 			c.index = calls[len(calls)-1].index + 1

@@ -58,6 +58,9 @@ type Step struct {
 	Hang bool
 	// NoUsage leaves usage out of an OpenAI stream.
 	NoUsage bool
+	// Raw, when set, is the stream sent instead of the reply's: complete
+	// server-sent events, verbatim.
+	Raw []string
 }
 
 // Reply is a Step that replies with blocks and stop reason.
@@ -170,9 +173,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var events []string
-	if s.openai {
+	switch {
+	case step.Raw != nil:
+		events = step.Raw
+	case s.openai:
 		events = openAIChunks(step)
-	} else {
+	default:
 		events = anthropicEvents(step)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")

@@ -236,6 +236,12 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// After the first Ctrl-C the run winds down; a second one is the
+		// user insisting, and gets the default: the process ends.
+		<-ctx.Done()
+		stop()
+	}()
 	loop := &agent.Loop{
 		Provider:    provider,
 		Tools:       ex,
