@@ -106,7 +106,7 @@ func TestFindSession(t *testing.T) {
 	b := mk("/b", 0)
 	cases := []struct {
 		name, ws, id, want string
-		wantErr           bool
+		wantErr            bool
 	}{
 		{"newest of the workspace", "/a", "", newA, false},
 		{"other workspace", "/b", "", b, false},
