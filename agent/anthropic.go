@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -31,6 +32,9 @@ type AnthropicConfig struct {
 	MaxTokens int64
 	// HTTPClient defaults to NewHTTPClient().
 	HTTPClient *http.Client
+	// IdleTimeout bounds the silence inside a stream; zero means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
 
 type anthropicProvider struct {
@@ -207,11 +211,14 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 			reply, err = Reply{}, &APIError{Provider: "anthropic", Message: fmt.Sprintf("malformed reply: %v", r)}
 		}
 	}()
-	stream := p.client.Messages.NewStreaming(ctx, p.params(req))
+	rctx, idle, stop := watchIdle(ctx, p.cfg.IdleTimeout)
+	defer stop()
+	stream := p.client.Messages.NewStreaming(rctx, p.params(req))
 	defer stream.Close()
 	var acc anthropic.Message
 	stopped := false
 	for stream.Next() {
+		idle.kick()
 		ev := stream.Current()
 		if err := acc.Accumulate(ev); err != nil {
 			return Reply{}, &StreamError{Provider: "anthropic", Err: err}
@@ -227,6 +234,9 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 		case "message_stop":
 			stopped = true
 		}
+	}
+	if err := idle.stalled(ctx); err != nil {
+		return Reply{}, &StreamError{Provider: "anthropic", Err: err}
 	}
 	if err := stream.Err(); err != nil {
 		return Reply{}, p.classify(err)

@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,7 +35,8 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " %s", e.Type)
 	}
 	if e.Message != "" {
-		fmt.Fprintf(&b, ": %s", e.Message)
+		// One line, whatever the server sent (an HTML error page, say).
+		fmt.Fprintf(&b, ": %s", strings.Join(strings.Fields(e.Message), " "))
 	}
 	return b.String()
 }
@@ -156,4 +159,45 @@ var errRedirect = errors.New("refusing to follow a redirect (a model API should 
 // NewHTTPClient returns the HTTP client both providers use.
 func NewHTTPClient() *http.Client {
 	return &http.Client{CheckRedirect: redirectPolicy}
+}
+
+// DefaultIdleTimeout is how long a model stream may stay silent before the
+// connection is taken for dead and the request retried. It is generous
+// because a local server may think for minutes over a long prompt before
+// its first byte.
+const DefaultIdleTimeout = 10 * time.Minute
+
+// An idleWatch cancels a request whose stream has gone quiet: a stalled
+// connection would otherwise hang the run forever, and it is as worth
+// retrying as a dropped one.
+type idleWatch struct {
+	d     time.Duration
+	timer *time.Timer
+	fired atomic.Bool
+}
+
+func watchIdle(ctx context.Context, d time.Duration) (context.Context, *idleWatch, context.CancelFunc) {
+	if d <= 0 {
+		d = DefaultIdleTimeout
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &idleWatch{d: d}
+	w.timer = time.AfterFunc(d, func() {
+		w.fired.Store(true)
+		cancel()
+	})
+	return ctx, w, func() {
+		w.timer.Stop()
+		cancel()
+	}
+}
+
+func (w *idleWatch) kick() { w.timer.Reset(w.d) }
+
+// stalled reports whether the watch, not the caller, ended the request.
+func (w *idleWatch) stalled(parent context.Context) error {
+	if w.fired.Load() && parent.Err() == nil {
+		return fmt.Errorf("no data for %s", w.d)
+	}
+	return nil
 }

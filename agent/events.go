@@ -174,7 +174,18 @@ func (p *Printer) Event(e Event) {
 		fmt.Fprintf(p.Err, "! %s\n", e.Message)
 	case EventDone:
 		p.endText()
+		if u := e.Usage; u != nil && e.Turns > 0 {
+			fmt.Fprintf(p.Err, "─ %d %s · tokens: %d in, %d out, %d cache read, %d cache write\n",
+				e.Turns, plural(e.Turns, "turn", "turns"), u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
+		}
 	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (p *Printer) endText() {

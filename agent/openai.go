@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -33,6 +34,9 @@ type OpenAIConfig struct {
 	MaxTokens int64
 	// HTTPClient defaults to NewHTTPClient().
 	HTTPClient *http.Client
+	// IdleTimeout bounds the silence inside a stream; zero means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
 
 type openAIProvider struct {
@@ -181,7 +185,9 @@ func (p *openAIProvider) stream(ctx context.Context, req Request, onDelta func(k
 			reply, err = Reply{}, &APIError{Provider: "openai", Message: fmt.Sprintf("malformed reply: %v", r)}
 		}
 	}()
-	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req))
+	rctx, idle, stop := watchIdle(ctx, p.cfg.IdleTimeout)
+	defer stop()
+	stream := p.client.Chat.Completions.NewStreaming(rctx, p.params(req))
 	defer stream.Close()
 
 	var (
@@ -192,6 +198,7 @@ func (p *openAIProvider) stream(ctx context.Context, req Request, onDelta func(k
 		sawUsage                bool
 	)
 	for stream.Next() {
+		idle.kick()
 		chunk := stream.Current()
 		chunks++
 		if chunk.JSON.Usage.Valid() && chunk.JSON.Usage.Raw() != "null" {
@@ -229,6 +236,9 @@ func (p *openAIProvider) stream(ctx context.Context, req Request, onDelta func(k
 				finish = ch.FinishReason
 			}
 		}
+	}
+	if err := idle.stalled(ctx); err != nil {
+		return Reply{}, &StreamError{Provider: "openai", Err: err}
 	}
 	if err := stream.Err(); err != nil {
 		return Reply{}, p.classify(err)

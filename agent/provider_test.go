@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"corral/agent/fakeapi"
 )
@@ -193,14 +194,38 @@ func TestPrinterKeepsStdoutForTheAnswer(t *testing.T) {
 		{Type: EventToolCall, ID: "1", Name: "read_file", Input: json.RawMessage(`{"path":"a"}`)},
 		{Type: EventToolResult, ID: "1", Text: "abc"},
 		{Type: EventTextDelta, Text: "Done."},
-		{Type: EventDone, Status: StatusFinished},
+		{Type: EventDone, Status: StatusFinished, Turns: 2, Usage: &Usage{InputTokens: 10, OutputTokens: 5, CacheReadTokens: 3, CacheWriteTokens: 2}},
 	} {
 		p.Event(e)
 	}
 	if out.String() != "Hello\nDone.\n" {
 		t.Errorf("stdout %q", out.String())
 	}
-	if errb.String() != "✻ hmm\n● read a (3 chars)\n" {
+	if errb.String() != "✻ hmm\n● read a (3 chars)\n─ 2 turns · tokens: 10 in, 5 out, 3 cache read, 2 cache write\n" {
 		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+func TestStalledStreamIsRetried(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			srv := k.start(t, fakeapi.Step{Hang: true}, fakeapi.Reply("end_turn", fakeapi.Text("back")))
+			var p Provider
+			if k.name == "anthropic" {
+				p = NewAnthropic(AnthropicConfig{APIKey: "k", BaseURL: srv.URL, IdleTimeout: 20 * time.Millisecond})
+			} else {
+				p = NewOpenAI(OpenAIConfig{APIKey: "k", BaseURL: srv.URL + "/v1", IdleTimeout: 20 * time.Millisecond})
+			}
+			rec := &recorder{}
+			if _, err := newTestLoop(p, &fakeExecutor{}, rec, &noSleep{}).Run(context.Background(), nil, "go"); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if got := rec.joined(EventText); got != "back" {
+				t.Errorf("text %q", got)
+			}
+			if n := len(srv.Requests()); n != 2 {
+				t.Errorf("%d requests, want 2", n)
+			}
+		})
 	}
 }
