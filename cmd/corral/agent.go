@@ -230,7 +230,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ex := tools.NewExecutor(tools.Config{
 		Workspace:      ws,
 		Files:          guest,
-		Approver:       agent.ObservedApprover{Inner: agent.DefaultApprover(f.autoApprove), Sink: sink},
+		Approver:       agent.ObservedApprover{Inner: approverFor(f.autoApprove, stdin, stderr), Sink: sink},
 		CommandTimeout: f.commandTimeout,
 	})
 
@@ -273,6 +273,23 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "corral: session %s is saved; continue it with: corral --continue -p PROMPT\n", sess.ID)
 	}
 	return exitError{code}
+}
+
+// approverFor is the approval gate for print mode: --auto-approve allows
+// everything; otherwise the user is asked when stdin and stderr are a
+// terminal, and without one every action is declined. It asks on the
+// streams it is given, not on the process's, so that what a test or a
+// wrapper passes in is what is used.
+func approverFor(autoApprove bool, in io.Reader, out io.Writer) tools.Approver {
+	if autoApprove {
+		return agent.AutoApprove{}
+	}
+	fin, ok1 := in.(*os.File)
+	fout, ok2 := out.(*os.File)
+	if ok1 && ok2 && agent.IsTerminal(fin) && agent.IsTerminal(fout) {
+		return &agent.TerminalApprover{In: in, Out: out}
+	}
+	return agent.Refuse{}
 }
 
 // newProvider picks the model API from the flags and the environment.

@@ -89,24 +89,42 @@ func TestPrintModeE2E(t *testing.T) {
 	if !e.fileToolsWork() {
 		t.Skip("read_file is not implemented in this tree yet (sandbox file tools); this test runs once they are")
 	}
-	os.WriteFile(filepath.Join(e.workspace, "hello.txt"), []byte("hi from the file\n"), 0o644)
+	hello := filepath.Join(e.workspace, "hello.txt")
+	os.WriteFile(hello, []byte("hi from the file\n"), 0o644)
+	// All four tools through the real executor: two calls per reply.
 	srv := fakeapi.NewAnthropic(t,
-		fakeapi.Reply("tool_use", fakeapi.Text("Reading it."), fakeapi.ToolUse("toolu_1", "read_file", `{"path":"hello.txt"}`)),
-		fakeapi.Reply("end_turn", fakeapi.Text("The file says hi.")),
+		fakeapi.Reply("tool_use", fakeapi.Text("Reading it."),
+			fakeapi.ToolUse("toolu_1", "read_file", `{"path":"hello.txt"}`),
+			fakeapi.ToolUse("toolu_2", "list_files", `{}`)),
+		fakeapi.Reply("tool_use",
+			fakeapi.ToolUse("toolu_3", "edit_file", `{"path":"hello.txt","old_str":"hi from","new_str":"bye from"}`),
+			fakeapi.ToolUse("toolu_4", "run_bash", `{"command":"echo ran"}`)),
+		fakeapi.Reply("end_turn", fakeapi.Text("The file says bye now.")),
 	)
-	stdout, stderr, code := e.run(anthropicEnv(srv), "-p", "what does hello.txt say?")
+	stdout, stderr, code := e.run(anthropicEnv(srv), "-p", "change hello.txt", "--auto-approve")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "Reading it.") || !strings.Contains(stdout, "The file says hi.") {
+	if !strings.Contains(stdout, "Reading it.") || !strings.Contains(stdout, "The file says bye now.") {
 		t.Errorf("stdout %q lacks the answer", stdout)
 	}
-	if !strings.Contains(stderr, "read hello.txt") {
-		t.Errorf("stderr %q lacks the tool line", stderr)
+	for _, line := range []string{"read hello.txt", "list .", "edit hello.txt", "run echo ran"} {
+		if !strings.Contains(stderr, line) {
+			t.Errorf("stderr lacks the tool line %q:\n%s", line, stderr)
+		}
+	}
+	if data, _ := os.ReadFile(hello); string(data) != "bye from the file\n" {
+		t.Errorf("hello.txt is %q after the edit", data)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "hi from the file") {
-		t.Errorf("the file's content did not reach the model")
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	if !strings.Contains(string(reqs[1].Body), "hi from the file") || !strings.Contains(string(reqs[1].Body), "hello.txt") {
+		t.Errorf("the read and the listing did not reach the model: %s", reqs[1].Body)
+	}
+	if n := strings.Count(string(reqs[2].Body), `"tool_result"`); n != 4 {
+		t.Errorf("the last request carries %d tool results, want 4", n)
 	}
 }
 
