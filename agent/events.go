@@ -169,9 +169,12 @@ func (p *Printer) Event(e Event) {
 		call := p.calls[e.ID]
 		delete(p.calls, e.ID)
 		fmt.Fprintln(p.Err, ToolLine(call.Name, call.Input, e.Text, e.IsError))
-	case EventRetry, EventError:
+	case EventRetry:
 		p.endText()
 		fmt.Fprintf(p.Err, "! %s\n", e.Message)
+	case EventError:
+		p.endText()
+		fmt.Fprintf(p.Err, "corral: %s\n", e.Message)
 	case EventDone:
 		p.endText()
 		if u := e.Usage; u != nil && e.Turns > 0 {
@@ -229,7 +232,8 @@ func ToolLine(name string, input json.RawMessage, result string, isError bool) s
 	case "read_file":
 		summary = fmt.Sprintf("(%d chars)", utf8.RuneCountInString(result))
 	case "list_files":
-		summary = fmt.Sprintf("(%d entries)", countLines(result))
+		n := countLines(result)
+		summary = fmt.Sprintf("(%d %s)", n, plural(n, "entry", "entries"))
 	default:
 		summary = oneLine(result, 100)
 	}
