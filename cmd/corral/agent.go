@@ -82,7 +82,7 @@ func parseAgentFlags(args []string, stdout, stderr io.Writer) (agentFlags, error
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.prompt, "p", "", "run the task `PROMPT` and exit (- reads it from stdin)")
 	fs.StringVar(&f.workspace, "workspace", ".", "the workspace `DIR`ectory the tools are confined to")
-	fs.StringVar(&f.provider, "provider", "", "model API: anthropic or openai (default: whichever has credentials set, Anthropic first)")
+	fs.StringVar(&f.provider, "provider", "", "model API `NAME`: anthropic or openai (default: whichever has credentials set, Anthropic first)")
 	fs.StringVar(&f.model, "model", "", "model `ID` (default: $CORRAL_MODEL, else "+agent.DefaultAnthropicModel+" or "+agent.DefaultOpenAIModel+")")
 	fs.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "stop after `N` model round-trips")
 	fs.DurationVar(&f.commandTimeout, "command-timeout", tools.DefaultCommandTimeout, "bound on each run_bash command")
@@ -111,8 +111,13 @@ func parseAgentFlags(args []string, stdout, stderr io.Writer) (agentFlags, error
 	switch {
 	case len(pos) > 0:
 		return f, usageError(stderr, fmt.Sprintf("unexpected argument %q (give the task with -p)", pos[0]))
+	case f.prompt == "" && len(args) == 0:
+		// Bare `corral`: show how to use it, flags included.
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return f, exitError{2}
 	case f.prompt == "":
-		return f, usageError(stderr, "no task: run corral -p PROMPT (see corral --help)")
+		return f, usageError(stderr, "no task: run corral -p PROMPT (run corral without arguments for the flags)")
 	case f.output != "text" && f.output != "json":
 		return f, usageError(stderr, fmt.Sprintf("--output %q: want text or json", f.output))
 	case f.cont && f.resume != "":
