@@ -328,3 +328,41 @@ func TestInterruptE2E(t *testing.T) {
 		t.Errorf("stderr %q does not say how to continue", errb.String())
 	}
 }
+
+// TestApprovalEventE2E: without a terminal and without --auto-approve, an
+// edit is declined, and --output json says so as an approval event.
+func TestApprovalEventE2E(t *testing.T) {
+	e := newE2E(t)
+	if !e.fileToolsWork() {
+		t.Skip("edit_file is not implemented in this tree yet (sandbox file tools); this test runs once they are")
+	}
+	srv := fakeapi.NewAnthropic(t,
+		fakeapi.Reply("tool_use", fakeapi.ToolUse("toolu_1", "edit_file", `{"path":"new.txt","old_str":"","new_str":"x"}`)),
+		fakeapi.Reply("end_turn", fakeapi.Text("Could not.")),
+	)
+	stdout, stderr, code := e.run(anthropicEnv(srv), "-p", "make a file", "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", code, stderr)
+	}
+	var approval, result *agent.Event
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var ev agent.Event
+		json.Unmarshal(sc.Bytes(), &ev)
+		switch ev.Type {
+		case agent.EventApproval:
+			approval = &ev
+		case agent.EventToolResult:
+			result = &ev
+		}
+	}
+	if approval == nil || approval.Allowed == nil || *approval.Allowed || approval.Name != "edit_file" {
+		t.Errorf("approval event %+v", approval)
+	}
+	if result == nil || !result.IsError || !strings.Contains(result.Text, "Not run") {
+		t.Errorf("tool result %+v", result)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "new.txt")); err == nil {
+		t.Errorf("the declined edit happened")
+	}
+}
