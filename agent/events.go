@@ -138,6 +138,7 @@ type Printer struct {
 	inText   bool // the last thing written to Out was streamed text without a newline
 	thinking bool // a thinking stream is open on Err
 	calls    map[string]Event
+	session  string
 }
 
 // Event renders e.
@@ -149,6 +150,8 @@ func (p *Printer) Event(e Event) {
 		p.thinking = false
 	}
 	switch e.Type {
+	case EventSession:
+		p.session = e.Session
 	case EventTextDelta:
 		fmt.Fprint(p.Out, e.Text)
 		p.inText = !strings.HasSuffix(e.Text, "\n")
@@ -178,8 +181,12 @@ func (p *Printer) Event(e Event) {
 	case EventDone:
 		p.endText()
 		if u := e.Usage; u != nil && e.Turns > 0 {
-			fmt.Fprintf(p.Err, "─ %d %s · tokens: %d in, %d out, %d cache read, %d cache write\n",
+			fmt.Fprintf(p.Err, "─ %d %s · tokens: %d in, %d out, %d cache read, %d cache write",
 				e.Turns, plural(e.Turns, "turn", "turns"), u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
+			if p.session != "" {
+				fmt.Fprintf(p.Err, " · session %s", p.session)
+			}
+			fmt.Fprintln(p.Err)
 		}
 	}
 }

@@ -187,6 +187,7 @@ func TestPrinterKeepsStdoutForTheAnswer(t *testing.T) {
 	var out, errb strings.Builder
 	p := &Printer{Out: &out, Err: &errb}
 	for _, e := range []Event{
+		{Type: EventSession, Session: "s-1"},
 		{Type: EventUser, Text: "task"},
 		{Type: EventThinkingDelta, Text: "hmm"},
 		{Type: EventTextDelta, Text: "Hel"},
@@ -201,7 +202,7 @@ func TestPrinterKeepsStdoutForTheAnswer(t *testing.T) {
 	if out.String() != "Hello\nDone.\n" {
 		t.Errorf("stdout %q", out.String())
 	}
-	if errb.String() != "✻ hmm\n● read a (3 chars)\n─ 2 turns · tokens: 10 in, 5 out, 3 cache read, 2 cache write\n" {
+	if errb.String() != "✻ hmm\n● read a (3 chars)\n─ 2 turns · tokens: 10 in, 5 out, 3 cache read, 2 cache write · session s-1\n" {
 		t.Errorf("stderr %q", errb.String())
 	}
 }

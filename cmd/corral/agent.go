@@ -215,10 +215,8 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if sess != nil {
 		defer sess.Close()
 		sink = agent.Tee(sess, out)
-		if f.output == "json" {
-			// A script following the run learns which session it is.
-			out.Event(sess.Head())
-		}
+		// The output names the session, so that it can be resumed by ID.
+		out.Event(sess.Head())
 	}
 
 	base := agent.BasePrompt
