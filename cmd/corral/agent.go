@@ -154,6 +154,15 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 
+	base := agent.BasePrompt
+	if f.systemPrompt != "" {
+		data, err := os.ReadFile(f.systemPrompt)
+		if err != nil {
+			return fmt.Errorf("--system-prompt: %w", err)
+		}
+		base = strings.TrimSpace(string(data))
+	}
+
 	ws, err := sandbox.OpenWorkspace(f.workspace)
 	if err != nil {
 		return err
@@ -183,6 +192,9 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		head = sess.Head()
 		history = agent.Rebuild(events)
+		if head.Workspace != "" && head.Workspace != ws.Dir() {
+			fmt.Fprintf(stderr, "corral: warning: session %s was recorded in %s; continuing it in %s\n", sess.ID, head.Workspace, ws.Dir())
+		}
 	}
 
 	provider, err := newProvider(f, os.Getenv, head)
@@ -217,15 +229,6 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		sink = agent.Tee(sess, out)
 		// The output names the session, so that it can be resumed by ID.
 		out.Event(sess.Head())
-	}
-
-	base := agent.BasePrompt
-	if f.systemPrompt != "" {
-		data, err := os.ReadFile(f.systemPrompt)
-		if err != nil {
-			return fmt.Errorf("--system-prompt: %w", err)
-		}
-		base = strings.TrimSpace(string(data))
 	}
 
 	guest := sandbox.NewGuest(ws, sandbox.CacheDir())
