@@ -230,3 +230,22 @@ func TestStalledStreamIsRetried(t *testing.T) {
 		})
 	}
 }
+
+// A local server needs no key; none must be made up or taken from
+// elsewhere.
+func TestOpenAIWithoutKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env")
+	srv := fakeapi.NewOpenAI(t, fakeapi.Reply("end_turn", fakeapi.Text("local")))
+	p := NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1"})
+	if _, err := newTestLoop(p, &fakeExecutor{}, &recorder{}, &noSleep{}).Run(context.Background(), nil, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	h := srv.Requests()[0].Header
+	if a := h.Get("Authorization"); a != "" && a != "Bearer " {
+		t.Errorf("Authorization %q sent without a key", a)
+	}
+	if h.Get("X-Api-Key") != "" {
+		t.Errorf("X-Api-Key sent to the OpenAI endpoint")
+	}
+}

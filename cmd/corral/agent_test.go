@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	corralBin = filepath.Join(dir, "corral")
+	if runtime.GOOS == "windows" {
+		corralBin += ".exe"
+	}
 	if out, err := exec.Command("go", "build", "-o", corralBin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building corral: %v\n%s", err, out)
 		os.Exit(1)
