@@ -45,6 +45,9 @@ type openAIProvider struct {
 	// legacyMaxTokens is set once the endpoint has rejected
 	// max_completion_tokens, so later requests send max_tokens instead.
 	legacyMaxTokens atomic.Bool
+	// noStreamOptions is set once the endpoint has rejected
+	// stream_options; usage is then whatever it volunteers.
+	noStreamOptions atomic.Bool
 }
 
 // NewOpenAI returns a Provider for an OpenAI-compatible endpoint.
@@ -79,7 +82,9 @@ func (p *openAIProvider) params(req Request) openai.ChatCompletionNewParams {
 	params := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(p.cfg.Model),
 		Messages:      openAIMessages(req.System, req.Messages),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if !p.noStreamOptions.Load() {
+		params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 	}
 	if p.legacyMaxTokens.Load() {
 		params.MaxTokens = openai.Int(p.cfg.MaxTokens)
@@ -167,16 +172,25 @@ type openAICall struct {
 }
 
 func (p *openAIProvider) Stream(ctx context.Context, req Request, onDelta func(kind, text string)) (Reply, error) {
-	reply, err := p.stream(ctx, req, onDelta)
-	// Endpoints disagree on the name of the output limit: OpenAI's newer
-	// models reject max_tokens, many compatible servers know only it.
-	var ae *APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusBadRequest && !p.legacyMaxTokens.Load() &&
-		strings.Contains(ae.Message, "max_completion_tokens") {
-		p.legacyMaxTokens.Store(true)
-		return p.stream(ctx, req, onDelta)
+	for {
+		reply, err := p.stream(ctx, req, onDelta)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest {
+			return reply, err
+		}
+		// Endpoints differ in what they accept: OpenAI's newer models
+		// reject max_tokens, many compatible servers know only it, and some
+		// reject stream_options. Each is dropped once, on the endpoint's
+		// word, and the request sent again.
+		switch {
+		case !p.legacyMaxTokens.Load() && strings.Contains(ae.Message, "max_completion_tokens"):
+			p.legacyMaxTokens.Store(true)
+		case !p.noStreamOptions.Load() && strings.Contains(ae.Message, "stream_options"):
+			p.noStreamOptions.Store(true)
+		default:
+			return reply, err
+		}
 	}
-	return reply, err
 }
 
 func (p *openAIProvider) stream(ctx context.Context, req Request, onDelta func(kind, text string)) (reply Reply, err error) {

@@ -42,6 +42,20 @@ func TestOpenAIMaxTokensFallback(t *testing.T) {
 	}
 }
 
+func TestOpenAIStreamOptionsFallback(t *testing.T) {
+	srv := fakeapi.NewOpenAI(t,
+		fakeapi.Error(400, "invalid_request_error", "unknown field: stream_options"),
+		fakeapi.Reply("end_turn", fakeapi.Text("ok")),
+	)
+	if _, err := newTestLoop(openAIProviderFor(srv), &fakeExecutor{}, &recorder{}, &noSleep{}).Run(context.Background(), nil, "go"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if _, ok := reqs[1].JSON()["stream_options"]; ok || len(reqs) != 2 {
+		t.Errorf("the retry still sends stream_options: %s", reqs[1].Body)
+	}
+}
+
 func chunk(delta string, finish string) string {
 	f := "null"
 	if finish != "" {
