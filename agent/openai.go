@@ -80,8 +80,8 @@ func (p *openAIProvider) Model() string { return p.cfg.Model }
 
 func (p *openAIProvider) params(req Request) openai.ChatCompletionNewParams {
 	params := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(p.cfg.Model),
-		Messages:      openAIMessages(req.System, req.Messages),
+		Model:    shared.ChatModel(p.cfg.Model),
+		Messages: openAIMessages(req.System, req.Messages),
 	}
 	if !p.noStreamOptions.Load() {
 		params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
