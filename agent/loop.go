@@ -117,7 +117,7 @@ func (l *Loop) Run(ctx context.Context, history []Message, prompt string) ([]Mes
 			case cut[c.ID]:
 				res = tools.Result{Text: "Not run: your reply hit the output token limit (max_tokens) before this call's input was complete. Send it again, smaller (for example, split a large edit).", IsError: true}
 			default:
-				res = l.Tools.Run(ctx, c.Name, c.Input)
+				res = l.runTool(ctx, c)
 				if ctx.Err() != nil {
 					text := InterruptedText
 					if res.Text != "" {
@@ -134,6 +134,18 @@ func (l *Loop) Run(ctx context.Context, history []Message, prompt string) ([]Mes
 			return msgs, l.finish(&RunError{StatusInterrupted, errors.New("interrupted by the user")}, turn, total)
 		}
 	}
+}
+
+// runTool runs one call. A tool that panics is a bug in corral, not in
+// the conversation: the model gets an error result and the run, with all
+// it has done so far, goes on.
+func (l *Loop) runTool(ctx context.Context, c Block) (res tools.Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = tools.Result{Text: fmt.Sprintf("Internal error in %s: %v. This is a bug in corral, not in your call.", c.Name, r), IsError: true}
+		}
+	}()
+	return l.Tools.Run(ctx, c.Name, c.Input)
 }
 
 // skip answers calls with text without running them.

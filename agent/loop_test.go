@@ -430,6 +430,20 @@ func TestInterruptDuringToolsRepairs(t *testing.T) {
 	}
 }
 
+func TestToolPanicBecomesAResult(t *testing.T) {
+	srv := fakeapi.NewAnthropic(t,
+		fakeapi.Reply("tool_use", fakeapi.ToolUse("c1", "read_file", `{"path":"a"}`)),
+		fakeapi.Reply("end_turn", fakeapi.Text("ok")),
+	)
+	ex := &fakeExecutor{onRun: func(context.Context, string) { panic("TODO") }}
+	if _, err := newTestLoop(kinds[0].provider(srv), ex, &recorder{}, &noSleep{}).Run(context.Background(), nil, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "Internal error in read_file: TODO") {
+		t.Errorf("the panic did not become a result: %s", body)
+	}
+}
+
 func TestInterruptDuringRequest(t *testing.T) {
 	srv := fakeapi.NewAnthropic(t, fakeapi.Step{Hang: true})
 	ctx, cancel := context.WithCancel(context.Background())
