@@ -2,9 +2,12 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // argError is a result that names the argument at fault.
@@ -55,22 +58,41 @@ func intArg(args map[string]json.RawMessage, tool, name string) (int, *argError)
 	return int(f), nil
 }
 
-// Visible makes control characters and escape sequences in s visible, so
-// that text shown on a terminal for approval cannot rewrite what the user
-// sees: an ESC becomes \x1b, a carriage return \r. Newlines and tabs stay.
-func Visible(s string) string {
+// visible returns s as it may be shown on a terminal for approval: every
+// control character, escape sequence, invisible or direction-changing
+// character, and byte that is not UTF-8 is written as a Go-style escape
+// (\x1b, \r, \u202e), so a command cannot disguise itself. Newlines stay
+// real newlines so that a multi-line script reads naturally, and a
+// backslash stays a backslash: the escapes are for reading, not for
+// pasting back.
+func visible(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfffd ||
-			r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069'):
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteByte('\n')
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case hidden(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			b.WriteRune(r)
+			b.WriteString(s[i : i+size])
 		}
+		i += size
 	}
 	return b.String()
+}
+
+// hidden reports characters that print nothing or reorder what follows:
+// bidirectional controls, zero-width characters and other format
+// characters, and line or paragraph separators.
+func hidden(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029 || !unicode.IsPrint(r) && r != ' '
 }

@@ -231,7 +231,7 @@ func (e *Executor) editFile(ctx context.Context, args map[string]json.RawMessage
 	} else {
 		action.Description = fmt.Sprintf("edit %s (replace %d chars with %d)", show, utf8.RuneCountInString(old), utf8.RuneCountInString(repl))
 	}
-	action.Description = Visible(action.Description)
+	action.Description = visible(action.Description)
 	if err := e.cfg.Approver.Approve(ctx, action); err != nil {
 		return errResult("%s", err.Error())
 	}

@@ -3,10 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"corral/shell"
 )
@@ -26,17 +23,12 @@ func init() {
 // success result, since the compiler's error is what the model asked for;
 // only a timeout or an interruption is an error result.
 func runBash(e *Executor, ctx context.Context, args map[string]json.RawMessage) Result {
-	var command string
-	if raw, ok := args["command"]; ok {
-		if err := json.Unmarshal(raw, &command); err != nil {
-			return errResult("run_bash: command must be a string.")
-		}
+	command, _, aerr := stringArg(args, "run_bash", "command", true)
+	if aerr != nil {
+		return aerr.res
 	}
 	if strings.TrimSpace(command) == "" {
 		return errResult("run_bash: empty command.")
-	}
-	if e.cfg.Approver == nil {
-		return errResult("Not run: run_bash needs approval, and no approver is configured.")
 	}
 	if err := e.cfg.Approver.Approve(ctx, Action{Tool: "run_bash", Description: visible(command)}); err != nil {
 		return errResult("%s", err.Error())
@@ -46,43 +38,4 @@ func runBash(e *Executor, ctx context.Context, args map[string]json.RawMessage) 
 		Timeout:   e.cfg.CommandTimeout,
 	}, command)
 	return Result{Text: res.Text(), IsError: res.TimedOut || res.Interrupted}
-}
-
-// visible returns s as it may be shown on a terminal for approval: every
-// control character, escape sequence, invisible or direction-changing
-// character, and byte that is not UTF-8 is written as a Go-style escape
-// (\x1b, \r, \u202e), so a command cannot disguise itself. Newlines stay
-// real newlines so that a multi-line script reads naturally, and a
-// backslash stays a backslash: the escapes are for reading, not for
-// pasting back.
-func visible(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteByte('\n')
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case hidden(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// hidden reports characters that print nothing or reorder what follows:
-// bidirectional controls, zero-width characters and other format
-// characters, and line or paragraph separators.
-func hidden(r rune) bool {
-	return unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029 || !unicode.IsPrint(r) && r != ' '
 }

@@ -13,17 +13,6 @@ import (
 	"corral/sandbox"
 )
 
-// recorder approves or declines, and remembers what it was asked.
-type recorder struct {
-	asked   []Action
-	decline error
-}
-
-func (r *recorder) Approve(_ context.Context, a Action) error {
-	r.asked = append(r.asked, a)
-	return r.decline
-}
-
 func executor(t *testing.T, ap Approver, timeout time.Duration) (*Executor, string) {
 	t.Helper()
 	ws, err := sandbox.OpenWorkspace(t.TempDir())
@@ -34,7 +23,7 @@ func executor(t *testing.T, ap Approver, timeout time.Duration) (*Executor, stri
 	return NewExecutor(Config{Workspace: ws, Approver: ap, CommandTimeout: timeout}), ws.Dir()
 }
 
-func call(e *Executor, command any) Result {
+func bash(e *Executor, command any) Result {
 	args, _ := json.Marshal(map[string]any{"command": command})
 	return e.Run(context.Background(), "run_bash", args)
 }
@@ -51,20 +40,20 @@ func TestRunBash(t *testing.T) {
 		{"output and exit", "echo out; echo err >&2; exit 4", nil, "out\n[stderr]\nerr\n\n[exit 4]", false, true},
 		{"a failing command is a success result", "false", nil, "\n[exit 1]", false, true},
 		{"blank command", "  \n\t", nil, "run_bash: empty command.", true, false},
-		{"missing command", nil, nil, "run_bash: empty command.", true, false},
-		{"not a string", 42, nil, "run_bash: command must be a string.", true, false},
+		{"missing command", nil, nil, `run_bash: missing required argument "command".`, true, false},
+		{"not a string", 42, nil, `run_bash: argument "command" must be a string.`, true, false},
 		{"declined", "echo hi", errors.New("Not run: the user declined run_bash."), "Not run: the user declined run_bash.", true, true},
 		{"refused redirect", "echo x > ../escape", nil, "[stderr]\nopen ../escape: Refused: '../escape' resolves outside the workspace root.\n\n[exit 1]", false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ap := &recorder{decline: tc.decline}
+			ap := &recorder{err: tc.decline}
 			e, _ := executor(t, ap, 10*time.Second)
 			var res Result
 			if tc.command == nil {
 				res = e.Run(context.Background(), "run_bash", json.RawMessage(`{}`))
 			} else {
-				res = call(e, tc.command)
+				res = bash(e, tc.command)
 			}
 			if res.Text != tc.want || res.IsError != tc.wantError {
 				t.Errorf("got %q (error %v), want %q (error %v)", res.Text, res.IsError, tc.want, tc.wantError)
@@ -78,7 +67,7 @@ func TestRunBash(t *testing.T) {
 
 func TestRunBashTimeoutIsError(t *testing.T) {
 	e, _ := executor(t, &recorder{}, 300*time.Millisecond)
-	res := call(e, "echo before; while :; do :; done")
+	res := bash(e, "echo before; while :; do :; done")
 	want := "before\n\n[timed out after 0.3s - process tree killed]\n[exit 124]"
 	if res.Text != want || !res.IsError {
 		t.Errorf("got %q (error %v), want %q as an error", res.Text, res.IsError, want)
@@ -97,7 +86,7 @@ func TestRunBashInterruptedIsError(t *testing.T) {
 
 func TestRunBashRunsInWorkspace(t *testing.T) {
 	e, dir := executor(t, &recorder{}, 10*time.Second)
-	res := call(e, "pwd; echo made > made.txt")
+	res := bash(e, "pwd; echo made > made.txt")
 	if !strings.HasPrefix(res.Text, dir+"\n") {
 		t.Errorf("ran in the wrong directory: %q", res.Text)
 	}
@@ -121,9 +110,9 @@ func TestRunBashApprovalDescription(t *testing.T) {
 		{"echo é 日本", "echo é 日本"},
 	}
 	for _, tc := range tests {
-		ap := &recorder{decline: errors.New("no")}
+		ap := &recorder{err: errors.New("no")}
 		e, _ := executor(t, ap, time.Second)
-		call(e, tc.command)
+		bash(e, tc.command)
 		if len(ap.asked) != 1 || ap.asked[0].Tool != "run_bash" || ap.asked[0].Description != tc.want {
 			t.Errorf("%q: asked %+v, want description %q", tc.command, ap.asked, tc.want)
 		}

@@ -45,6 +45,13 @@ type Approver interface {
 	Approve(ctx context.Context, a Action) error
 }
 
+// noApprover stands in for a missing Approver: no one to ask means no.
+type noApprover struct{}
+
+func (noApprover) Approve(_ context.Context, a Action) error {
+	return fmt.Errorf("Not run: %s needs approval, and no approver is configured.", a.Tool)
+}
+
 // Definition describes a tool to a model.
 type Definition struct {
 	Name        string
@@ -77,6 +84,9 @@ type Executor struct {
 func NewExecutor(cfg Config) *Executor {
 	if cfg.CommandTimeout <= 0 {
 		cfg.CommandTimeout = DefaultCommandTimeout
+	}
+	if cfg.Approver == nil {
+		cfg.Approver = noApprover{}
 	}
 	return &Executor{cfg: cfg, reads: readLog{seen: map[string]sandbox.Stamp{}}}
 }
