@@ -94,6 +94,7 @@ type Guest struct {
 type instance struct {
 	mod         api.Module
 	alloc, call api.Function
+	buf, size   uint32 // the guest's request buffer: where, and how large
 }
 
 // NewGuest prepares the guest for ws. Compilation starts in the background,
@@ -226,15 +227,19 @@ func (g *Guest) roundTrip(ctx context.Context, req []byte) ([]byte, error) {
 }
 
 func (in *instance) exchange(ctx context.Context, req []byte) ([]byte, error) {
-	res, err := in.alloc.Call(ctx, uint64(len(req)))
-	if err != nil {
-		return nil, fmt.Errorf("guest: alloc: %w", err)
+	if uint32(len(req)) > in.size {
+		size := max(uint32(len(req)), 64<<10)
+		res, err := in.alloc.Call(ctx, uint64(size))
+		if err != nil {
+			return nil, fmt.Errorf("guest: alloc: %w", err)
+		}
+		in.buf, in.size = uint32(res[0]), size
 	}
 	mem := in.mod.Memory()
-	if !mem.Write(uint32(res[0]), req) {
+	if !mem.Write(in.buf, req) {
 		return nil, errors.New("guest: request out of range")
 	}
-	res, err = in.call.Call(ctx, uint64(len(req)))
+	res, err := in.call.Call(ctx, uint64(len(req)))
 	if err != nil {
 		return nil, fmt.Errorf("guest: call: %w", err)
 	}

@@ -20,8 +20,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MaxEditSize bounds the files edit_file will load whole.
@@ -108,7 +110,9 @@ func (o Ops) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 		return ReadReply{}, &Error{Kind: IsDir}
 	}
 	r := ReadReply{First: offset, Size: st.Size(), Stamp: stampOf(st)}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer readers.Put(br)
 	head, err := br.Peek(8000)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return ReadReply{}, wrap(err)
@@ -126,7 +130,7 @@ func (o Ops) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 			return ReadReply{}, wrap(err)
 		}
 	}
-	var text []byte
+	text := make([]byte, 0, min(st.Size(), int64(budget)*utf8.UTFMax)+1)
 	chars := 0
 	for limit == 0 || line-offset < limit {
 		l, err := readLine(br, budget-chars+1)
@@ -166,9 +170,13 @@ func (o Ops) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 	if bytes.IndexByte(text, 0) >= 0 {
 		return ReadReply{}, &Error{Kind: Binary}
 	}
-	r.Text = string(text)
+	r.Text = unsafe.String(unsafe.SliceData(text), len(text)) // text is not used again
 	return r, nil
 }
+
+// readers are reused: in the guest every allocation is paid for again by a
+// garbage collector that runs on the caller's time.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // readLine returns the next line with its newline, but no more than about
 // max characters of it: the rest of a longer line is skipped, so that a
