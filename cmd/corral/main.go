@@ -19,7 +19,8 @@ Usage:
   corral sh -c 'SCRIPT' [ARGS...]      run a script with corral's embedded bash
   corral sh FILE [ARGS...]
 
-Run 'corral COMMAND --help' for a command's flags.
+Run 'corral' alone for the task flags, 'corral tool --help' and
+'corral sh --help' for theirs.
 `
 
 // exitError carries a process exit status out of a subcommand.
