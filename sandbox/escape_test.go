@@ -268,3 +268,30 @@ func TestCancelledCall(t *testing.T) {
 		t.Errorf("ListDir after a cancelled call: %v", err)
 	}
 }
+
+// A guest working through a huge file stops at its deadline: every file
+// operation of its mount asks the call's context first.
+func TestDeadlineStopsGuest(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "huge.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Repeat("a\n", 4000))
+	// Sparse: 16 GiB that cost no disk, and with no newline in them, so the
+	// guest must read them all to find line 1,000,000.
+	if err := f.Truncate(16 << 30); err != nil {
+		t.Skipf("cannot make a sparse file here: %v", err)
+	}
+	f.Close()
+	_, g := newGuest(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := g.ReadFile(ctx, "huge.txt", 1000000, 1, 100); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ReadFile past the deadline = %v, want context.DeadlineExceeded", err)
+	}
+	// The guest serves the next call as usual.
+	if r, err := g.ReadFile(context.Background(), "huge.txt", 1, 1, 100); err != nil || r.Text != "a\n" {
+		t.Errorf("next ReadFile = %q, %v", r.Text, err)
+	}
+}

@@ -1,12 +1,14 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
@@ -29,8 +31,21 @@ import (
 // that is neither a regular file nor a directory (a FIFO, whose open would
 // block forever, or a device).
 type rootFS struct {
-	experimentalsys.UnimplementedFS // Chmod, Link, Symlink, Utimens: refused
+	experimentalsys.UnimplementedFS // Chmod, Utimens: ENOSYS
 	root                            *os.Root
+	ctx                             atomic.Pointer[context.Context] // of the call under way
+}
+
+// interrupted reports whether the call under way has been cancelled or has
+// passed its deadline. Every operation of the mount and of its files asks
+// first and fails with EIO if so (not EINTR, which Go's I/O retries): the guest cannot go on long without
+// reading, listing or writing something, so this is how a deadline stops
+// it, at the next operation. A blocking system call already under way is
+// not interrupted, and nor would a guest computing in a loop that touches
+// no file be; the guest's loops are all bounded by the data it reads.
+func (r *rootFS) interrupted() bool {
+	c := r.ctx.Load()
+	return c != nil && (*c).Err() != nil
 }
 
 func guestName(p string) string {
@@ -95,6 +110,9 @@ func osFlags(flag experimentalsys.Oflag) int {
 }
 
 func (r *rootFS) OpenFile(name string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	if r.interrupted() {
+		return nil, experimentalsys.EIO
+	}
 	name = guestName(name)
 	// New files start private (wazero asks for 0600); the host gives them
 	// their final mode once it knows what that should be.
@@ -120,10 +138,13 @@ func (r *rootFS) OpenFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 		f.Close()
 		return nil, experimentalsys.ENOTDIR
 	}
-	return &rootFile{f: f, dir: st.IsDir(), append: flag&experimentalsys.O_APPEND != 0}, 0
+	return &rootFile{fs: r, f: f, dir: st.IsDir(), append: flag&experimentalsys.O_APPEND != 0}, 0
 }
 
 func (r *rootFS) Lstat(name string) (sys.Stat_t, experimentalsys.Errno) {
+	if r.interrupted() {
+		return sys.Stat_t{}, experimentalsys.EIO
+	}
 	st, err := r.root.Lstat(guestName(name))
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
@@ -132,6 +153,9 @@ func (r *rootFS) Lstat(name string) (sys.Stat_t, experimentalsys.Errno) {
 }
 
 func (r *rootFS) Stat(name string) (sys.Stat_t, experimentalsys.Errno) {
+	if r.interrupted() {
+		return sys.Stat_t{}, experimentalsys.EIO
+	}
 	st, err := r.root.Stat(guestName(name))
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
@@ -140,14 +164,23 @@ func (r *rootFS) Stat(name string) (sys.Stat_t, experimentalsys.Errno) {
 }
 
 func (r *rootFS) Mkdir(name string, _ fs.FileMode) experimentalsys.Errno {
+	if r.interrupted() {
+		return experimentalsys.EIO
+	}
 	return errno(r.root.Mkdir(guestName(name), 0o777))
 }
 
 func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
+	if r.interrupted() {
+		return experimentalsys.EIO
+	}
 	return errno(r.root.Rename(guestName(from), guestName(to)))
 }
 
 func (r *rootFS) Rmdir(name string) experimentalsys.Errno {
+	if r.interrupted() {
+		return experimentalsys.EIO
+	}
 	name = guestName(name)
 	st, err := r.root.Lstat(name)
 	if err != nil {
@@ -160,6 +193,9 @@ func (r *rootFS) Rmdir(name string) experimentalsys.Errno {
 }
 
 func (r *rootFS) Unlink(name string) experimentalsys.Errno {
+	if r.interrupted() {
+		return experimentalsys.EIO
+	}
 	name = guestName(name)
 	st, err := r.root.Lstat(name)
 	if err != nil {
@@ -172,6 +208,9 @@ func (r *rootFS) Unlink(name string) experimentalsys.Errno {
 }
 
 func (r *rootFS) Readlink(name string) (string, experimentalsys.Errno) {
+	if r.interrupted() {
+		return "", experimentalsys.EIO
+	}
 	dst, err := r.root.Readlink(guestName(name))
 	if err != nil {
 		return "", errno(err)
@@ -193,6 +232,7 @@ func (r *rootFS) Link(string, string) experimentalsys.Errno { return experimenta
 // That also keeps go vet's check of io.Seeker's signature quiet.
 type rootFile struct {
 	experimentalsys.UnimplementedFile
+	fs     *rootFS
 	f      *os.File
 	dir    bool
 	append bool
@@ -202,6 +242,9 @@ func (f *rootFile) IsDir() (bool, experimentalsys.Errno) { return f.dir, 0 }
 func (f *rootFile) IsAppend() bool                       { return f.append }
 
 func (f *rootFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
+	if f.fs.interrupted() {
+		return sys.Stat_t{}, experimentalsys.EIO
+	}
 	st, err := f.f.Stat()
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
@@ -210,6 +253,9 @@ func (f *rootFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
 }
 
 func (f *rootFile) Read(buf []byte) (int, experimentalsys.Errno) {
+	if f.fs.interrupted() {
+		return 0, experimentalsys.EIO
+	}
 	if f.dir {
 		return 0, experimentalsys.EISDIR
 	}
@@ -221,6 +267,9 @@ func (f *rootFile) Read(buf []byte) (int, experimentalsys.Errno) {
 }
 
 func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
+	if f.fs.interrupted() {
+		return 0, experimentalsys.EIO
+	}
 	if f.dir {
 		return 0, experimentalsys.EISDIR
 	}
@@ -232,6 +281,9 @@ func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
 }
 
 func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
+	if f.fs.interrupted() {
+		return nil, experimentalsys.EIO
+	}
 	if !f.dir {
 		return nil, experimentalsys.EBADF
 	}
@@ -247,6 +299,9 @@ func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Err
 }
 
 func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
+	if f.fs.interrupted() {
+		return 0, experimentalsys.EIO
+	}
 	if f.dir {
 		return 0, experimentalsys.EISDIR
 	}
@@ -255,6 +310,9 @@ func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
 }
 
 func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
+	if f.fs.interrupted() {
+		return 0, experimentalsys.EIO
+	}
 	if f.dir {
 		return 0, experimentalsys.EISDIR
 	}
@@ -263,6 +321,9 @@ func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
 }
 
 func (f *rootFile) Truncate(size int64) experimentalsys.Errno {
+	if f.fs.interrupted() {
+		return experimentalsys.EIO
+	}
 	if f.dir {
 		return experimentalsys.EISDIR
 	}

@@ -9,7 +9,6 @@
 package fileops
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -92,6 +91,10 @@ func (o Ops) name(rel string) (string, error) {
 // Read reads up to limit lines (0: no limit) from line offset (1-based),
 // stopping before the text would pass budget characters. It never reads
 // further into the file than it must, so a huge file costs what is shown.
+//
+// It works a block at a time rather than a line at a time, and copies a
+// block whole when all of it fits: in the guest every byte loop runs many
+// times slower than natively, so the fewer passes over the data the better.
 func (o Ops) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 	name, err := o.name(rel)
 	if err != nil {
@@ -110,63 +113,102 @@ func (o Ops) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 		return ReadReply{}, &Error{Kind: IsDir}
 	}
 	r := ReadReply{First: offset, Size: st.Size(), Stamp: stampOf(st)}
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(f)
-	defer readers.Put(br)
-	head, err := br.Peek(8000)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return ReadReply{}, wrap(err)
-	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return ReadReply{}, &Error{Kind: Binary}
-	}
+	bp := blocks.Get().(*[]byte)
+	defer blocks.Put(bp)
+	buf := *bp
 
-	line := 1
-	for ; line < offset; line++ {
-		if _, err := skipLine(br); err == io.EOF {
-			r.Last, r.Lines = offset-1, line-1
-			return r, nil
-		} else if err != nil {
-			return ReadReply{}, wrap(err)
+	var (
+		text      = make([]byte, 0, min(st.Size(), int64(budget)*utf8.UTFMax)+1)
+		chars     int  // characters in text
+		line      = 1  // the line the next byte belongs to
+		partial   bool // line has bytes already
+		lineAt    int  // where line starts in text
+		charsAt   int  // chars before lineAt
+		carry     int  // bytes of a split character kept for the next block
+		readBytes int64
+	)
+	stop := func(last int, cut bool) (ReadReply, error) {
+		r.Last, r.More, r.Cut = last, true, cut
+		if bytes.IndexByte(text, 0) >= 0 {
+			return ReadReply{}, &Error{Kind: Binary}
 		}
+		r.Text = unsafe.String(unsafe.SliceData(text), len(text)) // text is not used again
+		return r, nil
 	}
-	text := make([]byte, 0, min(st.Size(), int64(budget)*utf8.UTFMax)+1)
-	chars := 0
-	for limit == 0 || line-offset < limit {
-		l, err := readLine(br, budget-chars+1)
-		if len(l) == 0 && err == io.EOF {
-			r.Lines = line - 1
-			break
+	for {
+		n, rerr := f.Read(buf[carry:])
+		if rerr != nil && rerr != io.EOF {
+			return ReadReply{}, wrap(rerr)
 		}
-		if err != nil && err != io.EOF {
-			return ReadReply{}, wrap(err)
+		n += carry
+		if readBytes == 0 && bytes.IndexByte(buf[:min(n, 8000)], 0) >= 0 {
+			return ReadReply{}, &Error{Kind: Binary}
 		}
-		n := utf8.RuneCount(l)
-		if chars+n > budget {
-			if line == offset {
-				text = append(text, cutRunes(l, budget)...)
-				r.Cut = true
-				line++
+		readBytes += int64(n - carry)
+		end := n
+		if rerr == nil {
+			end = n - splitTail(buf[:n])
+		}
+		block := buf[:end]
+		for len(block) > 0 {
+			nl := bytes.IndexByte(block, '\n')
+			if line < offset {
+				if nl < 0 {
+					partial = true
+					break
+				}
+				block, line, partial = block[nl+1:], line+1, false
+				continue
 			}
-			r.More = true
-			break
+			if limit > 0 && line >= offset+limit {
+				return stop(line-1, false)
+			}
+			if k := bytes.Count(block, newline); limit == 0 || line+k < offset+limit {
+				if c := utf8.RuneCount(block); chars+c <= budget {
+					// All of the block fits: take it whole.
+					text, chars = append(text, block...), chars+c
+					if j := bytes.LastIndexByte(block, '\n'); j >= 0 {
+						tail := block[j+1:]
+						line += k
+						lineAt, charsAt = len(text)-len(tail), chars-utf8.RuneCount(tail)
+						partial = len(tail) > 0
+					} else {
+						partial = true
+					}
+					break
+				}
+			}
+			seg := block
+			if nl >= 0 {
+				seg = block[:nl+1]
+			}
+			c := utf8.RuneCount(seg)
+			if chars+c > budget {
+				if line == offset {
+					text = append(text, cutRunes(seg, budget-chars)...)
+					return stop(line, true)
+				}
+				text, chars = text[:lineAt], charsAt
+				return stop(line-1, false)
+			}
+			text, chars = append(text, seg...), chars+c
+			if nl < 0 {
+				partial = true
+				break
+			}
+			block, line, partial = block[nl+1:], line+1, false
+			lineAt, charsAt = len(text), chars
 		}
-		text = append(text, l...)
-		chars += n
-		line++
-		if err == io.EOF {
-			r.Lines = line - 1
+		carry = copy(buf, buf[end:n])
+		if rerr == io.EOF || n == 0 {
 			break
 		}
 	}
-	r.Last = line - 1
-	if !r.More && r.Lines == 0 {
-		if _, err := br.Peek(1); err == nil {
-			r.More = true
-		} else {
-			r.Lines = r.Last
-		}
+	r.Lines = line - 1
+	if partial {
+		r.Lines = line
 	}
+	r.Last = max(min(r.Lines, line), offset-1)
 	if bytes.IndexByte(text, 0) >= 0 {
 		return ReadReply{}, &Error{Kind: Binary}
 	}
@@ -174,39 +216,26 @@ func (o Ops) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 	return r, nil
 }
 
-// readers are reused: in the guest every allocation is paid for again by a
+var newline = []byte{'\n'}
+
+// blocks are reused: in the guest every allocation is paid for again by a
 // garbage collector that runs on the caller's time.
-var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+var blocks = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-// readLine returns the next line with its newline, but no more than about
-// max characters of it: the rest of a longer line is skipped, so that a
-// minified file's one huge line does not have to fit in memory.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var l []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(l) < max*utf8.UTFMax {
-			l = append(l, chunk...)
-		}
-		if err != bufio.ErrBufferFull {
-			return l, err
-		}
-	}
-}
-
-func skipLine(br *bufio.Reader) (int, error) {
-	n := 0
-	for {
-		chunk, err := br.ReadSlice('\n')
-		n += len(chunk)
-		if err == bufio.ErrBufferFull {
+// splitTail returns how many bytes at the end of b are the start of a
+// character that continues past it.
+func splitTail(b []byte) int {
+	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if !utf8.RuneStart(c) {
 			continue
 		}
-		if err == io.EOF && n > 0 {
-			return n, nil
+		if !utf8.FullRune(b[len(b)-i:]) {
+			return i
 		}
-		return n, err
+		return 0
 	}
+	return 0
 }
 
 // cutRunes returns the first n characters of b.
