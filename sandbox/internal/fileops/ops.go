@@ -150,6 +150,7 @@ func (o Ops) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 			end = n - splitTail(buf[:n])
 		}
 		block := buf[:end]
+		tryWhole := true
 		for len(block) > 0 {
 			nl := bytes.IndexByte(block, '\n')
 			if line < offset {
@@ -163,19 +164,26 @@ func (o Ops) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 			if limit > 0 && line >= offset+limit {
 				return stop(line-1, false)
 			}
-			if k := bytes.Count(block, newline); limit == 0 || line+k < offset+limit {
-				if c := utf8.RuneCount(block); chars+c <= budget {
-					// All of the block fits: take it whole.
-					text, chars = append(text, block...), chars+c
-					if j := bytes.LastIndexByte(block, '\n'); j >= 0 {
-						tail := block[j+1:]
-						line += k
-						lineAt, charsAt = len(text)-len(tail), chars-utf8.RuneCount(tail)
-						partial = len(tail) > 0
-					} else {
-						partial = true
+			// Once a block, take all of it if it surely fits: no more bytes
+			// than characters left (a character is at least a byte), and
+			// no more lines. The check costs a pass over the block, too
+			// much to repeat for every line or to make when it may fail.
+			if tryWhole && len(block) <= budget-chars {
+				tryWhole = false
+				if k := bytes.Count(block, newline); limit == 0 || line+k < offset+limit {
+					if c := utf8.RuneCount(block); chars+c <= budget {
+						// All of the block fits: take it whole.
+						text, chars = append(text, block...), chars+c
+						if j := bytes.LastIndexByte(block, '\n'); j >= 0 {
+							tail := block[j+1:]
+							line += k
+							lineAt, charsAt = len(text)-len(tail), chars-utf8.RuneCount(tail)
+							partial = len(tail) > 0
+						} else {
+							partial = true
+						}
+						break
 					}
-					break
 				}
 			}
 			seg := block
