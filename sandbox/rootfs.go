@@ -234,6 +234,7 @@ type rootFile struct {
 	experimentalsys.UnimplementedFile
 	fs     *rootFS
 	f      *os.File
+	list   *os.File // for reading f as a directory; see listHandle
 	dir    bool
 	append bool
 }
@@ -287,7 +288,10 @@ func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Err
 	if !f.dir {
 		return nil, experimentalsys.EBADF
 	}
-	entries, err := f.f.ReadDir(n)
+	if f.list == nil {
+		f.list = listHandle(f.f)
+	}
+	entries, err := f.list.ReadDir(n)
 	if err == io.EOF {
 		err = nil
 	}
@@ -332,4 +336,9 @@ func (f *rootFile) Truncate(size int64) experimentalsys.Errno {
 
 func (f *rootFile) Sync() experimentalsys.Errno     { return errno(f.f.Sync()) }
 func (f *rootFile) Datasync() experimentalsys.Errno { return errno(f.f.Sync()) }
-func (f *rootFile) Close() experimentalsys.Errno    { return errno(f.f.Close()) }
+func (f *rootFile) Close() experimentalsys.Errno {
+	if f.list != nil && f.list != f.f {
+		f.list.Close()
+	}
+	return errno(f.f.Close())
+}
