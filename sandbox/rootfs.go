@@ -240,7 +240,18 @@ type rootFile struct {
 }
 
 func (f *rootFile) IsDir() (bool, experimentalsys.Errno) { return f.dir, 0 }
-func (f *rootFile) IsAppend() bool                       { return f.append }
+
+// usable says why f's contents cannot be read or written now, or 0.
+func (f *rootFile) usable() experimentalsys.Errno {
+	switch {
+	case f.fs.interrupted():
+		return experimentalsys.EIO
+	case f.dir:
+		return experimentalsys.EISDIR
+	}
+	return 0
+}
+func (f *rootFile) IsAppend() bool { return f.append }
 
 func (f *rootFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
 	if f.fs.interrupted() {
@@ -254,11 +265,8 @@ func (f *rootFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
 }
 
 func (f *rootFile) Read(buf []byte) (int, experimentalsys.Errno) {
-	if f.fs.interrupted() {
-		return 0, experimentalsys.EIO
-	}
-	if f.dir {
-		return 0, experimentalsys.EISDIR
+	if e := f.usable(); e != 0 {
+		return 0, e
 	}
 	n, err := f.f.Read(buf)
 	if err == io.EOF {
@@ -268,11 +276,8 @@ func (f *rootFile) Read(buf []byte) (int, experimentalsys.Errno) {
 }
 
 func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
-	if f.fs.interrupted() {
-		return 0, experimentalsys.EIO
-	}
-	if f.dir {
-		return 0, experimentalsys.EISDIR
+	if e := f.usable(); e != 0 {
+		return 0, e
 	}
 	n, err := f.f.ReadAt(buf, off)
 	if err == io.EOF {
@@ -303,33 +308,24 @@ func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Err
 }
 
 func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
-	if f.fs.interrupted() {
-		return 0, experimentalsys.EIO
-	}
-	if f.dir {
-		return 0, experimentalsys.EISDIR
+	if e := f.usable(); e != 0 {
+		return 0, e
 	}
 	n, err := f.f.Write(buf)
 	return n, errno(err)
 }
 
 func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
-	if f.fs.interrupted() {
-		return 0, experimentalsys.EIO
-	}
-	if f.dir {
-		return 0, experimentalsys.EISDIR
+	if e := f.usable(); e != 0 {
+		return 0, e
 	}
 	n, err := f.f.WriteAt(buf, off)
 	return n, errno(err)
 }
 
 func (f *rootFile) Truncate(size int64) experimentalsys.Errno {
-	if f.fs.interrupted() {
-		return experimentalsys.EIO
-	}
-	if f.dir {
-		return experimentalsys.EISDIR
+	if e := f.usable(); e != 0 {
+		return e
 	}
 	return errno(f.f.Truncate(size))
 }

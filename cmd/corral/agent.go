@@ -98,12 +98,7 @@ func parseAgentFlags(args []string, stdout, stderr io.Writer) (agentFlags, error
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		if err == flag.ErrHelp {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return f, err
-		}
-		return f, exitError{2}
+		return f, flagError(fs, err, stdout)
 	}
 	if f.version {
 		return f, nil

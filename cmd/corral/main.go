@@ -59,6 +59,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
+// flagError is what a command returns for an error from parsing its flags:
+// asked for help, it prints its usage on stdout and ends with status 0;
+// anything else is a usage error, which the flag package has already
+// described on stderr.
+func flagError(fs *flag.FlagSet, err error, stdout io.Writer) error {
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return err
+	}
+	return exitError{2}
+}
+
 // parseInterspersed parses flags that may stand before, between or after
 // the positional arguments, and returns the positional ones.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {

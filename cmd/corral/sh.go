@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,12 +44,7 @@ func runSh(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	// Not parseInterspersed: a script's own arguments may look like flags.
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return err
-		}
-		return exitError{2}
+		return flagError(fs, err, stdout)
 	}
 	cFlag := false
 	fs.Visit(func(f *flag.Flag) { cFlag = cFlag || f.Name == "c" })

@@ -41,12 +41,7 @@ func runTool(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		if err == flag.ErrHelp {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return err
-		}
-		return exitError{2}
+		return flagError(fs, err, stdout)
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		fmt.Fprintln(stderr, "corral tool: want a tool name and one JSON argument object")
