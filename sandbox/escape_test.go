@@ -295,3 +295,28 @@ func TestDeadlineStopsGuest(t *testing.T) {
 		t.Errorf("next ReadFile = %q, %v", r.Text, err)
 	}
 }
+
+// A guest whose memory grew past recycleAt is closed after its call rather
+// than pooled: Wasm memory never shrinks.
+func TestLargeGuestIsRecycled(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat(strings.Repeat("z", 1023)+"\n", 40<<10) // 40 MiB
+	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big), 0o644)
+	_, g := newGuest(t, dir)
+	ctx := context.Background()
+	if _, err := g.ListDir(ctx, "."); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.idle) != 1 {
+		t.Fatalf("%d idle guests after a small call, want 1", len(g.idle))
+	}
+	if r, err := g.ReadFile(ctx, "big.txt", 1, 0, len(big)); err != nil || len(r.Text) != len(big) {
+		t.Fatalf("ReadFile: %d bytes, %v", len(r.Text), err)
+	}
+	if len(g.idle) != 0 || len(g.slots) != 0 {
+		t.Errorf("after a 40 MiB read: %d idle, %d live guests; want the grown one closed", len(g.idle), len(g.slots))
+	}
+	if _, err := g.ListDir(ctx, "."); err != nil {
+		t.Errorf("the next call: %v", err)
+	}
+}
