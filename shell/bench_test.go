@@ -95,29 +95,14 @@ func BenchmarkGigabyteMemory(b *testing.B) {
 	ws := workspace(b)
 	var worst uint64
 	for b.Loop() {
-		runtime.GC()
-		var before runtime.MemStats
-		runtime.ReadMemStats(&before)
-		peak := before.HeapAlloc
-		done := make(chan struct{})
-		go func() {
-			var m runtime.MemStats
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(5 * time.Millisecond):
-					runtime.ReadMemStats(&m)
-					peak = max(peak, m.HeapAlloc)
-				}
-			}
-		}()
-		res := run(b, ws, "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 1000000000", 5*time.Minute)
-		close(done)
+		var res Result
+		growth := heapGrowth(func() {
+			res = run(b, ws, "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 1000000000", 5*time.Minute)
+		})
 		if res.ExitCode != 0 {
 			b.Fatalf("failed: %s", res.Text())
 		}
-		worst = max(worst, peak-before.HeapAlloc)
+		worst = max(worst, growth)
 	}
 	b.ReportMetric(float64(worst)/(1<<20), "heap-MiB")
 }
