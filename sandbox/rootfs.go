@@ -142,21 +142,18 @@ func (r *rootFS) OpenFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 }
 
 func (r *rootFS) Lstat(name string) (sys.Stat_t, experimentalsys.Errno) {
-	if r.interrupted() {
-		return sys.Stat_t{}, experimentalsys.EIO
-	}
-	st, err := r.root.Lstat(guestName(name))
-	if err != nil {
-		return sys.Stat_t{}, errno(err)
-	}
-	return sys.NewStat_t(st), 0
+	return r.stat(r.root.Lstat, name)
 }
 
 func (r *rootFS) Stat(name string) (sys.Stat_t, experimentalsys.Errno) {
+	return r.stat(r.root.Stat, name)
+}
+
+func (r *rootFS) stat(stat func(string) (fs.FileInfo, error), name string) (sys.Stat_t, experimentalsys.Errno) {
 	if r.interrupted() {
 		return sys.Stat_t{}, experimentalsys.EIO
 	}
-	st, err := r.root.Stat(guestName(name))
+	st, err := stat(guestName(name))
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
 	}
