@@ -47,8 +47,8 @@ func (e *RefusedError) Error() string {
 // "." for the root itself.
 //
 // The check is lexical: ".." is collapsed before comparing, and a match needs
-// a separator boundary, so that "/work/repo-secrets" is not inside
-// "/work/repo". Symlinks are not followed here; that is the job of the
+// a separator boundary, so that "/srv/repo-secrets" is not inside
+// "/srv/repo". Symlinks are not followed here; that is the job of the
 // os.Root that every operation goes through afterwards.
 //
 // Blank and whitespace-only paths are refused, and so are paths that no file

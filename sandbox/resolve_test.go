@@ -11,7 +11,7 @@ func TestTryResolve(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the table is written in Unix paths")
 	}
-	const root = "/work/repo"
+	const root = "/srv/repo"
 	long := strings.Repeat("../", 2000) + "etc/passwd"
 	tests := []struct {
 		path string
@@ -21,9 +21,9 @@ func TestTryResolve(t *testing.T) {
 		{"a.txt", Ordinal, "a.txt"},
 		{".", Ordinal, "."},
 		{"./", Ordinal, "."},
-		{"/work/repo", Ordinal, "."},
-		{"/work/repo/", Ordinal, "."},
-		{"/work/repo/a/../b", Ordinal, "b"},
+		{"/srv/repo", Ordinal, "."},
+		{"/srv/repo/", Ordinal, "."},
+		{"/srv/repo/a/../b", Ordinal, "b"},
 		{"a/./b//c", Ordinal, "a/b/c"},
 		{"a/../../repo/x", Ordinal, "x"},
 		{"sub/..", Ordinal, "."},
@@ -32,11 +32,11 @@ func TestTryResolve(t *testing.T) {
 		{"../", Ordinal, ""},
 		{"a/../..", Ordinal, ""},
 		{"../repo-secrets/x", Ordinal, ""},
-		{"/work/repo-secrets", Ordinal, ""},
-		{"/work/repo-secrets/x", Ordinal, ""},
-		{"/work/repo/../repo-secrets/x", Ordinal, ""},
-		{"/work/rep", Ordinal, ""},
-		{"/work", Ordinal, ""},
+		{"/srv/repo-secrets", Ordinal, ""},
+		{"/srv/repo-secrets/x", Ordinal, ""},
+		{"/srv/repo/../repo-secrets/x", Ordinal, ""},
+		{"/srv/rep", Ordinal, ""},
+		{"/srv", Ordinal, ""},
 		{"/", Ordinal, ""},
 		{"/etc/passwd", Ordinal, ""},
 		{long, Ordinal, ""},
@@ -47,14 +47,14 @@ func TestTryResolve(t *testing.T) {
 		{"a.txt\x00", Ordinal, ""},
 		{"\xff\xfe", Ordinal, ""},
 		// Case: the same names, compared as Windows and macOS do.
-		{"/WORK/REPO/x", Ordinal, ""},
-		{"/WORK/REPO/x", IgnoreCase, "x"},
-		{"/Work/Repo", IgnoreCase, "."},
+		{"/SRV/REPO/x", Ordinal, ""},
+		{"/SRV/REPO/x", IgnoreCase, "x"},
+		{"/Srv/Repo", IgnoreCase, "."},
 		{"../REPO/x", Ordinal, ""},
 		{"../REPO/x", IgnoreCase, "x"},
-		{"/work/Repo-Secrets/x", IgnoreCase, ""},
+		{"/srv/Repo-Secrets/x", IgnoreCase, ""},
 		{"../REPO-secrets", IgnoreCase, ""},
-		{"/WORK/REPO/../secret", IgnoreCase, ""},
+		{"/SRV/REPO/../secret", IgnoreCase, ""},
 	}
 	for _, tt := range tests {
 		rel, ok := TryResolve(root, tt.path, tt.cmp)
@@ -82,7 +82,7 @@ func TestTryResolveRootIsFilesystemRoot(t *testing.T) {
 }
 
 func TestRefusedMessage(t *testing.T) {
-	ws := &Workspace{dir: filepath.FromSlash("/work/repo"), cmp: Ordinal}
+	ws := &Workspace{dir: filepath.FromSlash("/srv/repo"), cmp: Ordinal}
 	if runtime.GOOS == "windows" {
 		t.Skip("Unix paths")
 	}
@@ -107,11 +107,11 @@ func FuzzTryResolve(f *testing.F) {
 	if runtime.GOOS == "windows" {
 		f.Skip("Unix paths")
 	}
-	for _, seed := range []string{"a", "..", "../repo-x", "/work/repo/..", "/work/repo-secrets", "a/../../b",
-		"/WORK/repo", "\x00", " ", "./././..", "a//b/../../..", "/work/repo/\xff", "ſ", "/work/repoſ"} {
+	for _, seed := range []string{"a", "..", "../repo-x", "/srv/repo/..", "/srv/repo-secrets", "a/../../b",
+		"/SRV/repo", "\x00", " ", "./././..", "a//b/../../..", "/srv/repo/\xff", "ſ", "/srv/repoſ"} {
 		f.Add(seed)
 	}
-	const root = "/work/repo"
+	const root = "/srv/repo"
 	f.Fuzz(func(t *testing.T, path string) {
 		for _, cmp := range []Comparison{Ordinal, IgnoreCase} {
 			rel, ok := TryResolve(root, path, cmp)
