@@ -174,31 +174,23 @@ func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
 	return errno(r.root.Rename(guestName(from), guestName(to)))
 }
 
-func (r *rootFS) Rmdir(name string) experimentalsys.Errno {
-	if r.interrupted() {
-		return experimentalsys.EIO
-	}
-	name = guestName(name)
-	st, err := r.root.Lstat(name)
-	if err != nil {
-		return errno(err)
-	}
-	if !st.IsDir() {
-		return experimentalsys.ENOTDIR
-	}
-	return errno(r.root.Remove(name))
-}
+func (r *rootFS) Rmdir(name string) experimentalsys.Errno { return r.remove(name, true) }
 
-func (r *rootFS) Unlink(name string) experimentalsys.Errno {
+func (r *rootFS) Unlink(name string) experimentalsys.Errno { return r.remove(name, false) }
+
+// remove removes name if it is a directory (dir) or is not one (!dir).
+func (r *rootFS) remove(name string, dir bool) experimentalsys.Errno {
 	if r.interrupted() {
 		return experimentalsys.EIO
 	}
 	name = guestName(name)
 	st, err := r.root.Lstat(name)
-	if err != nil {
+	switch {
+	case err != nil:
 		return errno(err)
-	}
-	if st.IsDir() {
+	case dir && !st.IsDir():
+		return experimentalsys.ENOTDIR
+	case !dir && st.IsDir():
 		return experimentalsys.EISDIR
 	}
 	return errno(r.root.Remove(name))

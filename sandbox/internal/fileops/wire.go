@@ -29,15 +29,26 @@ func (e *encoder) int(v int64) {
 	e.b = append(e.b, byte(u))
 }
 
-func (e *encoder) str(s string)        { e.int(int64(len(s))); e.b = append(e.b, s...) }
-func (e *encoder) bool(v bool)         { e.b = append(e.b, map[bool]byte{false: 0, true: 1}[v]) }
-func (e *encoder) stamp(s Stamp)       { e.int(s.Size); e.int(s.ModTime) }
-func (e *encoder) byte(v byte)         { e.b = append(e.b, v) }
-func (e *encoder) bytes() []byte       { return e.b }
-func (e *encoder) reset(op byte)       { e.b = append(e.b[:0], op) }
-func (e *encoder) fail(err error)      { e.b = e.b[:0]; e.byte(byte(kindOf(err))); e.str(err.Error()) }
-func (e *encoder) ok()                 { e.b = append(e.b[:0], 0) }
-func (e *encoder) grow(n int) *encoder { e.b = make([]byte, 0, n); return e }
+// start begins a message of about n bytes with its first byte: an op for
+// a request, 0 for a successful reply.
+func (e *encoder) start(first byte, n int) *encoder {
+	e.b = append(make([]byte, 0, n), first)
+	return e
+}
+
+func (e *encoder) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+func (e *encoder) str(s string)   { e.int(int64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) stamp(s Stamp)  { e.int(s.Size); e.int(s.ModTime) }
+func (e *encoder) byte(v byte)    { e.b = append(e.b, v) }
+func (e *encoder) bytes() []byte  { return e.b }
+func (e *encoder) fail(err error) { e.b = e.b[:0]; e.byte(byte(kindOf(err))); e.str(err.Error()) }
 
 var errShort = errors.New("fileops: truncated message")
 
@@ -98,21 +109,28 @@ func kindOf(err error) Kind {
 // It is the whole of the guest's logic; the host calls it directly for its
 // baseline.
 func Serve(o Ops, req []byte) []byte {
-	d := &decoder{b: req}
-	e := new(encoder).grow(256)
-	op := d.byte()
-	switch op {
+	e := new(encoder)
+	if err := serve(o, &decoder{b: req}, e); err != nil {
+		e.fail(err)
+	}
+	return e.bytes()
+}
+
+var errMalformed = &Error{Kind: Other, Msg: "fileops: malformed request"}
+
+// serve decodes and runs one request and encodes its successful reply.
+func serve(o Ops, d *decoder, e *encoder) error {
+	switch d.byte() {
 	case opRead:
 		rel, offset, limit, budget := d.str(), d.int(), d.int(), d.int()
 		if d.err != nil {
-			break
+			return errMalformed
 		}
 		r, err := o.Read(rel, int(offset), int(limit), int(budget))
 		if err != nil {
-			e.fail(err)
-			return e.bytes()
+			return err
 		}
-		e.grow(len(r.Text) + 64).ok()
+		e.start(0, len(r.Text)+64)
 		e.str(r.Text)
 		e.int(int64(r.First))
 		e.int(int64(r.Last))
@@ -121,24 +139,23 @@ func Serve(o Ops, req []byte) []byte {
 		e.int(int64(r.Lines))
 		e.int(r.Size)
 		e.stamp(r.Stamp)
-		return e.bytes()
+		return nil
 	case opList:
 		rel := d.str()
 		if d.err != nil {
-			break
+			return errMalformed
 		}
 		entries, err := o.List(rel)
 		if err != nil {
-			e.fail(err)
-			return e.bytes()
+			return err
 		}
-		e.ok()
+		e.start(0, 16*len(entries)+8)
 		e.int(int64(len(entries)))
 		for _, en := range entries {
 			e.str(en.Name)
 			e.bool(en.Dir)
 		}
-		return e.bytes()
+		return nil
 	case opEdit:
 		var req EditRequest
 		req.Rel, req.Old, req.New = d.str(), d.str(), d.str()
@@ -148,47 +165,43 @@ func Serve(o Ops, req []byte) []byte {
 		}
 		req.DryRun = d.bool()
 		if d.err != nil {
-			break
+			return errMalformed
 		}
 		r, err := o.Edit(req)
 		if err != nil {
-			e.fail(err)
-			return e.bytes()
+			return err
 		}
-		e.ok()
+		e.start(0, len(r.Target)+len(r.Temp)+48)
 		e.bool(r.Created)
 		e.int(int64(r.Count))
 		e.str(r.Target)
 		e.str(r.Temp)
 		e.stamp(r.Stamp)
-		return e.bytes()
+		return nil
 	case opRename:
 		from, to := d.str(), d.str()
 		if d.err != nil {
-			break
+			return errMalformed
 		}
 		s, err := o.Rename(from, to)
 		if err != nil {
-			e.fail(err)
-			return e.bytes()
+			return err
 		}
-		e.ok()
+		e.start(0, 24)
 		e.stamp(s)
-		return e.bytes()
+		return nil
 	case opRemove:
 		rel := d.str()
 		if d.err != nil {
-			break
+			return errMalformed
 		}
 		if err := o.Remove(rel); err != nil {
-			e.fail(err)
-			return e.bytes()
+			return err
 		}
-		e.ok()
-		return e.bytes()
+		e.start(0, 1)
+		return nil
 	}
-	e.fail(&Error{Kind: Other, Msg: "fileops: malformed request"})
-	return e.bytes()
+	return errMalformed
 }
 
 // A Transport carries an encoded request to Serve, wherever that runs, and
@@ -224,8 +237,7 @@ func msgFor(k Kind, msg string) string {
 }
 
 func (c Client) Read(rel string, offset, limit, budget int) (ReadReply, error) {
-	e := new(encoder).grow(len(rel) + 32)
-	e.reset(opRead)
+	e := new(encoder).start(opRead, len(rel)+32)
 	e.str(rel)
 	e.int(int64(offset))
 	e.int(int64(limit))
@@ -240,8 +252,7 @@ func (c Client) Read(rel string, offset, limit, budget int) (ReadReply, error) {
 }
 
 func (c Client) List(rel string) ([]Entry, error) {
-	e := new(encoder).grow(len(rel) + 8)
-	e.reset(opList)
+	e := new(encoder).start(opList, len(rel)+8)
 	e.str(rel)
 	d, err := c.call(e)
 	if err != nil {
@@ -259,8 +270,7 @@ func (c Client) List(rel string) ([]Entry, error) {
 }
 
 func (c Client) Edit(req EditRequest) (EditReply, error) {
-	e := new(encoder).grow(len(req.Rel) + len(req.Old) + len(req.New) + 48)
-	e.reset(opEdit)
+	e := new(encoder).start(opEdit, len(req.Rel)+len(req.Old)+len(req.New)+48)
 	e.str(req.Rel)
 	e.str(req.Old)
 	e.str(req.New)
@@ -278,8 +288,7 @@ func (c Client) Edit(req EditRequest) (EditReply, error) {
 }
 
 func (c Client) Rename(from, to string) (Stamp, error) {
-	e := new(encoder).grow(len(from) + len(to) + 8)
-	e.reset(opRename)
+	e := new(encoder).start(opRename, len(from)+len(to)+8)
 	e.str(from)
 	e.str(to)
 	d, err := c.call(e)
@@ -291,8 +300,7 @@ func (c Client) Rename(from, to string) (Stamp, error) {
 }
 
 func (c Client) Remove(rel string) error {
-	e := new(encoder).grow(len(rel) + 8)
-	e.reset(opRemove)
+	e := new(encoder).start(opRemove, len(rel)+8)
 	e.str(rel)
 	_, err := c.call(e)
 	return err
