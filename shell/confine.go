@@ -33,8 +33,8 @@ func (c confine) resolve(ctx context.Context, path string) (string, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(interp.HandlerCtx(ctx).Dir, path)
 	}
-	rel, ok := sandbox.TryResolve(c.ws.Dir(), abs, sandbox.HostComparison)
-	if !ok {
+	rel, err := c.ws.Resolve(abs)
+	if err != nil {
 		// The refusal names the path as the script wrote it.
 		return "", &sandbox.RefusedError{Path: path}
 	}
