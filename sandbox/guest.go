@@ -77,7 +77,8 @@ const (
 // workspace, mounted at / through an os.Root (see rootFS).
 //
 // The module is compiled once, in the background from NewGuest on, and kept
-// in a compilation cache on disk so later processes start in milliseconds.
+// in a compilation cache on disk so later processes skip the second or so
+// that compiling takes.
 // Instances are long-lived reactors, pooled and reused across calls.
 type Guest struct {
 	ws    *Workspace
